@@ -1,0 +1,100 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "splashd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "splashd", targets: ["splashd"]),
+        .executable(name: "splashctl", targets: ["splashctl"]),
+        .library(name: "SplashCore", targets: ["SplashCore"]),
+        .library(name: "SplashClient", targets: ["SplashClient"]),
+    ],
+    dependencies: [
+        // Socket server and socket activation (`withBoundSocket`).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // Logging API; the journald backend is our own LogHandler.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Command lines of splashd and splashctl.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Signals and graceful shutdown of the daemon's services.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // External plugins: spawning without a shell, in their own process group.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        // The TOML configuration file.
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // Pure core: graph, phase machine, protocol types. No sockets, files or processes.
+        .target(name: "SplashCore", swiftSettings: strict),
+        // TOML configuration and plugin manifests -> core types, with located errors.
+        .target(
+            name: "SplashConfig",
+            dependencies: ["SplashCore", .product(name: "TOMLKit", package: "TOMLKit")],
+            swiftSettings: strict
+        ),
+        // Plugins: the step plugin protocol, built-in plugins, external plugin processes.
+        .target(
+            name: "SplashPlugins",
+            dependencies: [
+                "SplashCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ],
+            swiftSettings: strict
+        ),
+        // The daemon: launch controller, socket server, lifecycle.
+        .target(
+            name: "SplashDaemon",
+            dependencies: [
+                "SplashCore", "SplashConfig", "SplashPlugins",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        // A small blocking line client of the socket protocol (splashctl, tests, benchmarks).
+        .target(name: "SplashClient", dependencies: ["SplashCore"], swiftSettings: strict),
+        .executableTarget(
+            name: "splashd",
+            dependencies: [
+                "SplashDaemon", "SplashConfig",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "splashctl",
+            dependencies: [
+                "SplashClient", "SplashCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "TestSupport",
+            dependencies: ["SplashCore", "SplashClient"],
+            path: "Tests/TestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(name: "SplashCoreTests", dependencies: ["SplashCore", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SplashConfigTests", dependencies: ["SplashConfig", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SplashPluginsTests", dependencies: ["SplashPlugins", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SplashDaemonTests", dependencies: ["SplashDaemon", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SplashClientTests", dependencies: ["SplashClient", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["SplashClient", "SplashCore", "TestSupport"],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

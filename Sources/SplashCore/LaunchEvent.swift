@@ -1,0 +1,36 @@
+/// Something that happened in a launch worth one log record (and, under journald, a MESSAGE_ID).
+public enum LaunchEvent: Sendable, Equatable {
+    case launchStarted(launch: String)
+    case stepStarted(step: String, attempt: Int)
+    case stepSucceeded(step: String, attempt: Int, duration: Duration)
+    /// `retryIn` is the backoff before the next attempt, nil when the step failed for good.
+    case stepFailed(step: String, attempt: Int, failure: StepFailure, duration: Duration, retryIn: Duration?)
+    case stepSkipped(step: String, reason: String)
+    case stepCancelled(step: String, attempt: Int)
+    case phaseChanged(from: Phase, to: Phase)
+    case launchFinished(launch: String, destination: Destination, elapsed: Duration)
+}
+
+/// What the owner of a `LaunchMachine` must do after feeding it an input.
+public enum LaunchAction: Sendable, Equatable {
+    /// Start an attempt of a step. Report back with `stepFinished(token:...)`.
+    case start(StepRun)
+    /// Stop the attempt with this token (its result, if any, will be ignored).
+    case cancel(step: String, token: UInt64)
+    /// Log this event.
+    case event(LaunchEvent)
+    /// The observable state changed (`seq` grew): publish `snapshot(at:)`.
+    case publish
+}
+
+/// One attempt of one step, as handed to the plugin runner.
+public struct StepRun: Sendable, Equatable {
+    public var step: StepSpec
+    public var launch: String
+    /// 1-based attempt number within this launch.
+    public var attempt: Int
+    /// Identifies this attempt; results carry it back.
+    public var token: UInt64
+    /// Facts of the step's dependencies, by step id.
+    public var dependencyFacts: [String: Facts]
+}

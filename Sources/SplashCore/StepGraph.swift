@@ -1,0 +1,134 @@
+/// A validated step graph: unique ids, known dependencies and plugins, no cycles.
+///
+/// `steps` keeps the configured order; `order` is a topological order that respects it where it can,
+/// so steps listed first start first.
+public struct StepGraph: Sendable, Equatable {
+    /// Why a set of steps is not a valid graph.
+    public enum Problem: Error, Equatable, Sendable, CustomStringConvertible {
+        case duplicateID(String)
+        case unknownDependency(step: String, dependency: String)
+        case unknownPlugin(step: String, plugin: String)
+        /// The ids along the cycle, first id repeated at the end: `["a", "b", "a"]`.
+        case cycle([String])
+        case emptyID
+
+        public var description: String {
+            switch self {
+            case .duplicateID(let id): "duplicate step id \"\(id)\""
+            case .unknownDependency(let step, let dependency):
+                "step \"\(step)\" depends on unknown step \"\(dependency)\""
+            case .unknownPlugin(let step, let plugin): "step \"\(step)\" uses unknown plugin \"\(plugin)\""
+            case .cycle(let ids): "dependency cycle: \(ids.joined(separator: " -> "))"
+            case .emptyID: "a step has an empty id"
+            }
+        }
+
+        /// The step the problem is about, to locate it in a file.
+        public var step: String? {
+            switch self {
+            case .duplicateID(let id): id
+            case .unknownDependency(let step, _), .unknownPlugin(let step, _): step
+            case .cycle(let ids): ids.first
+            case .emptyID: nil
+            }
+        }
+    }
+
+    /// The steps in configured order.
+    public let steps: [StepSpec]
+    /// Indices into `steps` in dependency order.
+    public let order: [Int]
+    /// For each step index, the indices of its dependencies.
+    public let dependencies: [[Int]]
+    /// For each step index, the indices of the steps that depend on it.
+    public let dependants: [[Int]]
+    private let indexByID: [String: Int]
+
+    /// Validates `steps`. `isKnownPlugin` says whether a plugin name can be run.
+    public init(steps: [StepSpec], isKnownPlugin: (String) -> Bool = { _ in true }) throws(Problem) {
+        var indexByID: [String: Int] = [:]
+        for (index, step) in steps.enumerated() {
+            guard !step.id.isEmpty else { throw .emptyID }
+            guard indexByID[step.id] == nil else { throw .duplicateID(step.id) }
+            indexByID[step.id] = index
+        }
+        var dependencies: [[Int]] = []
+        var dependants = Array(repeating: [Int](), count: steps.count)
+        for (index, step) in steps.enumerated() {
+            guard isKnownPlugin(step.plugin) else { throw .unknownPlugin(step: step.id, plugin: step.plugin) }
+            var deps: [Int] = []
+            for dependency in step.after {
+                guard let dep = indexByID[dependency] else {
+                    throw .unknownDependency(step: step.id, dependency: dependency)
+                }
+                if !deps.contains(dep) {
+                    deps.append(dep)
+                    dependants[dep].append(index)
+                }
+            }
+            dependencies.append(deps)
+        }
+        if let cycle = Self.findCycle(steps: steps, dependencies: dependencies) { throw .cycle(cycle) }
+        self.steps = steps
+        self.dependencies = dependencies
+        self.dependants = dependants
+        self.indexByID = indexByID
+        self.order = Self.topologicalOrder(dependencies: dependencies)
+    }
+
+    /// The index of the step with `id`.
+    public func index(of id: String) -> Int? { indexByID[id] }
+
+    /// The step with `id`.
+    public subscript(id: String) -> StepSpec? { indexByID[id].map { steps[$0] } }
+
+    /// Depth-first search; returns the first cycle found, as ids, with the first id repeated.
+    private static func findCycle(steps: [StepSpec], dependencies: [[Int]]) -> [String]? {
+        enum Mark { case unvisited, onPath, done }
+        var marks = Array(repeating: Mark.unvisited, count: steps.count)
+        var path: [Int] = []
+        func visit(_ node: Int) -> [String]? {
+            marks[node] = .onPath
+            path.append(node)
+            // Walk "is after" edges: the printed cycle `a -> b -> a` reads "a is after b is after a".
+            for dep in dependencies[node] {
+                switch marks[dep] {
+                case .onPath:
+                    let start = path.lastIndex(of: dep)!
+                    let cycle = Array(path[start...]).map { steps[$0].id }
+                    return cycle + [cycle[0]]
+                case .unvisited:
+                    if let found = visit(dep) { return found }
+                case .done: break
+                }
+            }
+            path.removeLast()
+            marks[node] = .done
+            return nil
+        }
+        for node in steps.indices where marks[node] == .unvisited {
+            if let found = visit(node) { return found }
+        }
+        return nil
+    }
+
+    /// Kahn's algorithm, always taking the lowest ready index so configured order is kept.
+    private static func topologicalOrder(dependencies: [[Int]]) -> [Int] {
+        var remaining = dependencies.map(\.count)
+        var dependants = Array(repeating: [Int](), count: dependencies.count)
+        for (node, deps) in dependencies.enumerated() { for dep in deps { dependants[dep].append(node) } }
+        var ready = remaining.indices.filter { remaining[$0] == 0 }
+        var order: [Int] = []
+        order.reserveCapacity(dependencies.count)
+        while !ready.isEmpty {
+            let next = ready.min()!
+            ready.remove(at: ready.firstIndex(of: next)!)
+            order.append(next)
+            for dependant in dependants[next] {
+                remaining[dependant] -= 1
+                if remaining[dependant] == 0 { ready.append(dependant) }
+            }
+        }
+        return order
+    }
+}
