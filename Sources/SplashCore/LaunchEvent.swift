@@ -33,4 +33,12 @@ public struct StepRun: Sendable, Equatable {
     public var token: UInt64
     /// Facts of the step's dependencies, by step id.
     public var dependencyFacts: [String: Facts]
+
+    public init(step: StepSpec, launch: String, attempt: Int, token: UInt64, dependencyFacts: [String: Facts] = [:]) {
+        self.step = step
+        self.launch = launch
+        self.attempt = attempt
+        self.token = token
+        self.dependencyFacts = dependencyFacts
+    }
 }
