@@ -68,5 +68,15 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
 }
 
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(nilLiteral: ()) { self = .null }
+}
+
 /// The small JSON object a step returns; dependants and the router read it. Never holds secrets.
 public typealias Facts = [String: JSONValue]

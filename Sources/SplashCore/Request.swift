@@ -1,0 +1,159 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A client → server line of the socket protocol (version 1).
+public struct Request: Sendable, Equatable {
+    /// What the client asks for.
+    public enum Command: Sendable, Equatable {
+        case ping
+        case state
+        case subscribe
+        case retry
+        case continueOffline
+        case dismissed
+        /// Completes a `signal` step.
+        case complete(step: String)
+        /// A quick action.
+        case action(name: String)
+        /// A deep link.
+        case open(url: String)
+        case relaunch
+        /// The app hands over a new session (stored, never echoed).
+        case signIn(session: [String: JSONValue])
+        case signOut
+
+        /// The `cmd` string on the wire.
+        public var name: String {
+            switch self {
+            case .ping: "ping"
+            case .state: "state"
+            case .subscribe: "subscribe"
+            case .retry: "retry"
+            case .continueOffline: "continue-offline"
+            case .dismissed: "dismissed"
+            case .complete: "complete"
+            case .action: "action"
+            case .open: "open"
+            case .relaunch: "relaunch"
+            case .signIn: "sign-in"
+            case .signOut: "sign-out"
+            }
+        }
+
+        /// Whether only control peers (root, the daemon's uid, `control_group`) may send it.
+        public var needsControl: Bool {
+            switch self {
+            case .ping, .state, .subscribe: false
+            default: true
+            }
+        }
+    }
+
+    /// Echoed in the reply when present.
+    public var id: JSONValue?
+    public var command: Command
+
+    public init(_ command: Command, id: JSONValue? = nil) {
+        self.command = command
+        self.id = id
+    }
+
+    /// Parses one line (without its `\n`). Errors are `bad-request` replies, with the id when one was readable.
+    public static func parse(_ line: some Collection<UInt8>) -> Result<Request, ProtocolError> {
+        let object: [String: JSONValue]
+        do {
+            let value = try JSONDecoder().decode(JSONValue.self, from: Data(line))
+            guard let members = value.objectValue else {
+                return .failure(.badRequest("expected a JSON object"))
+            }
+            object = members
+        } catch {
+            return .failure(.badRequest("not valid JSON"))
+        }
+        let id = object["id"]
+        func fail(_ message: String) -> Result<Request, ProtocolError> {
+            .failure(ProtocolError(code: ProtocolError.Code.badRequest, message: message, id: id))
+        }
+        guard let cmd = object["cmd"] else { return fail("missing \"cmd\"") }
+        guard let name = cmd.stringValue else { return fail("\"cmd\" must be a string") }
+        func text(_ key: String) -> String? {
+            guard let value = object[key]?.stringValue, !value.isEmpty else { return nil }
+            return value
+        }
+        let command: Command
+        switch name {
+        case "ping": command = .ping
+        case "state": command = .state
+        case "subscribe": command = .subscribe
+        case "retry": command = .retry
+        case "continue-offline": command = .continueOffline
+        case "dismissed": command = .dismissed
+        case "relaunch": command = .relaunch
+        case "sign-out": command = .signOut
+        case "complete":
+            guard let step = text("step") else { return fail("complete needs a string \"step\"") }
+            command = .complete(step: step)
+        case "action":
+            guard let action = text("name") else { return fail("action needs a string \"name\"") }
+            command = .action(name: action)
+        case "open":
+            guard let url = text("url") else { return fail("open needs a string \"url\"") }
+            command = .open(url: url)
+        case "sign-in":
+            guard let session = object["session"]?.objectValue else {
+                return fail("sign-in needs an object \"session\"")
+            }
+            command = .signIn(session: session)
+        default:
+            return fail("unknown cmd \"\(name.prefix(64))\"")
+        }
+        return .success(Request(command, id: id))
+    }
+
+    /// The request as one JSON line, without the trailing `\n`.
+    public func encoded() -> String {
+        var object: [String: JSONValue] = ["cmd": .string(command.name)]
+        if let id { object["id"] = id }
+        switch command {
+        case .complete(let step): object["step"] = .string(step)
+        case .action(let name): object["name"] = .string(name)
+        case .open(let url): object["url"] = .string(url)
+        case .signIn(let session): object["session"] = .object(session)
+        default: break
+        }
+        var writer = JSONWriter()
+        writer.value(.object(object))
+        return writer.string
+    }
+}
+
+/// An `error` reply: a code and a human-readable message.
+public struct ProtocolError: Error, Sendable, Equatable {
+    /// Error codes of the socket protocol.
+    public enum Code {
+        public static let badRequest = "bad-request"
+        public static let lineTooLong = "line-too-long"
+        public static let permissionDenied = "permission-denied"
+        public static let invalidTransition = "invalid-transition"
+        public static let unknownStep = "unknown-step"
+        public static let notASignalStep = "not-a-signal-step"
+        public static let unavailable = "unavailable"
+    }
+
+    public var code: String
+    public var message: String
+    public var id: JSONValue?
+
+    public init(code: String, message: String, id: JSONValue? = nil) {
+        self.code = code
+        self.message = message
+        self.id = id
+    }
+
+    static func badRequest(_ message: String) -> ProtocolError {
+        ProtocolError(code: Code.badRequest, message: message)
+    }
+}

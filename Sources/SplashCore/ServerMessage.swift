@@ -1,0 +1,109 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// The protocol version this build speaks.
+public let protocolVersion = 1
+
+/// The version of splashd.
+public let splashdVersion = "0.1.0"
+
+/// A server → client line of the socket protocol.
+public enum ServerMessage: Sendable, Equatable {
+    case hello(protocol: Int, version: String)
+    case ok(id: JSONValue?)
+    case error(ProtocolError)
+    case state(StateMessage)
+    /// A broadcast after `finished`, e.g. `{"type":"event","event":"action","name":"feedback-form"}`.
+    case event(name: String, fields: [String: JSONValue])
+
+    /// The message as one JSON line, without the trailing `\n`.
+    public func encoded() -> String { String(decoding: line(), as: UTF8.self) }
+
+    /// The message as UTF-8 bytes, without the trailing `\n`.
+    public func line() -> [UInt8] {
+        var writer = JSONWriter()
+        switch self {
+        case .state(let state): state.write(to: &writer)
+        case .hello(let proto, let version):
+            writer.object { w in
+                w.key("type"); w.string("hello")
+                w.key("protocol"); w.int(Int64(proto))
+                w.key("version"); w.string(version)
+            }
+        case .ok(let id):
+            writer.object { w in
+                w.key("type"); w.string("ok")
+                if let id { w.key("id"); w.value(id) }
+            }
+        case .error(let error):
+            writer.object { w in
+                w.key("type"); w.string("error")
+                if let id = error.id { w.key("id"); w.value(id) }
+                w.key("code"); w.string(error.code)
+                w.key("message"); w.string(error.message)
+            }
+        case .event(let name, let fields):
+            writer.object { w in
+                w.key("type"); w.string("event")
+                w.key("event"); w.string(name)
+                for key in fields.keys.sorted() where key != "type" && key != "event" {
+                    w.key(key); w.value(fields[key]!)
+                }
+            }
+        }
+        return writer.bytes
+    }
+
+    /// Parses one server line; nil when it is not a message of this protocol.
+    public static func decode(_ line: some Collection<UInt8>) -> ServerMessage? {
+        let data = Data(line)
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: data),
+            let object = value.objectValue, let type = object["type"]?.stringValue
+        else { return nil }
+        switch type {
+        case "hello":
+            return .hello(
+                protocol: Int(object["protocol"]?.numberValue ?? 0),
+                version: object["version"]?.stringValue ?? ""
+            )
+        case "ok": return .ok(id: object["id"])
+        case "error":
+            return .error(
+                ProtocolError(
+                    code: object["code"]?.stringValue ?? "",
+                    message: object["message"]?.stringValue ?? "",
+                    id: object["id"]
+                )
+            )
+        case "state":
+            guard let state = try? JSONDecoder().decode(StateMessage.self, from: data) else { return nil }
+            return .state(state)
+        case "event":
+            var fields = object
+            fields["type"] = nil
+            let name = fields.removeValue(forKey: "event")?.stringValue ?? ""
+            return .event(name: name, fields: fields)
+        default: return nil
+        }
+    }
+}
+
+
+/// Compact JSON encoding through `JSONEncoder`, for values without a hand-written form.
+public enum WireCoding {
+    /// Encodes `value` as a compact JSON string.
+    public static func string(_ value: some Encodable) -> String {
+        String(decoding: data(value), as: UTF8.self)
+    }
+
+    /// Encodes `value` as compact JSON bytes.
+    public static func data(_ value: some Encodable) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        // Encoding our own value types cannot fail; keep the daemon alive regardless.
+        return (try? encoder.encode(value)) ?? Data("{}".utf8)
+    }
+}

@@ -1,0 +1,185 @@
+/// The `state` message: a full snapshot of the splash, sent on every change to subscribers.
+///
+/// States are snapshots, so a client that skipped some (a lagging subscriber) loses nothing:
+/// the latest one says everything. `seq` grows by one with every change the daemon makes.
+public struct StateMessage: Sendable, Equatable, Decodable {
+    /// One step as renderers and operators see it.
+    public struct Step: Sendable, Equatable, Decodable {
+        public var id: String
+        public var status: StepStatus
+        /// Attempts made so far in this launch.
+        public var attempt: Int
+        /// Time since the step's first attempt started (to its end once finished); 0 before it starts.
+        public var durationMs: Int64
+        public var label: String?
+        public var critical: Bool
+        /// Why the step failed or was skipped (for operators).
+        public var reason: String?
+
+        public init(id: String, status: StepStatus, attempt: Int, durationMs: Int64, label: String? = nil, critical: Bool = true, reason: String? = nil) {
+            self.id = id
+            self.status = status
+            self.attempt = attempt
+            self.durationMs = durationMs
+            self.label = label
+            self.critical = critical
+            self.reason = reason
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, status, attempt, label, critical, reason
+            case durationMs = "duration_ms"
+        }
+    }
+
+    /// Echo of the request's `id` when this state answers a `state` command.
+    public var id: JSONValue?
+    public var seq: UInt64
+    public var launch: String
+    public var phase: Phase
+    /// True once the launch has been loading for `slow_after`: show an indicator.
+    public var slow: Bool
+    /// 0...1, never decreasing within a launch, 1 from `dismissing` on.
+    public var progress: Double
+    /// What to show under the logo: the running step's message or label, or the error's message.
+    public var message: String?
+    public var elapsedMs: Int64
+    public var steps: [Step]
+    /// Set in phase `error`.
+    public var error: ErrorInfo?
+    /// Set in phase `finished`.
+    public var destination: Destination?
+
+    public init(
+        id: JSONValue? = nil, seq: UInt64, launch: String, phase: Phase, slow: Bool, progress: Double,
+        message: String?, elapsedMs: Int64, steps: [Step], error: ErrorInfo?, destination: Destination?
+    ) {
+        self.id = id
+        self.seq = seq
+        self.launch = launch
+        self.phase = phase
+        self.slow = slow
+        self.progress = progress
+        self.message = message
+        self.elapsedMs = elapsedMs
+        self.steps = steps
+        self.error = error
+        self.destination = destination
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case type, id, seq, launch, phase, slow, progress, message, steps, error, destination
+        case elapsedMs = "elapsed_ms"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decodeIfPresent(JSONValue.self, forKey: .id)
+        seq = try container.decode(UInt64.self, forKey: .seq)
+        launch = try container.decode(String.self, forKey: .launch)
+        phase = try container.decode(Phase.self, forKey: .phase)
+        slow = try container.decode(Bool.self, forKey: .slow)
+        progress = try container.decode(Double.self, forKey: .progress)
+        message = try container.decodeIfPresent(String.self, forKey: .message)
+        elapsedMs = try container.decode(Int64.self, forKey: .elapsedMs)
+        steps = try container.decode([Step].self, forKey: .steps)
+        error = try container.decodeIfPresent(ErrorInfo.self, forKey: .error)
+        destination = try container.decodeIfPresent(Destination.self, forKey: .destination)
+    }
+
+    /// Writes the message in protocol order: `type`, `seq`, `launch`, `phase`, ...
+    public func write(to w: inout JSONWriter) {
+        w.object { w in
+            w.key("type"); w.string("state")
+            if let id { w.key("id"); w.value(id) }
+            w.key("seq"); w.int(Int64(seq))
+            w.key("launch"); w.string(launch)
+            w.key("phase"); w.string(phase.rawValue)
+            w.key("slow"); w.bool(slow)
+            w.key("progress"); w.number((progress * 1000).rounded() / 1000)
+            w.key("message"); w.string(message)
+            w.key("elapsed_ms"); w.int(elapsedMs)
+            w.key("steps")
+            w.array { w in
+                for step in steps {
+                    w.object { w in
+                        w.key("id"); w.string(step.id)
+                        w.key("status"); w.string(step.status.rawValue)
+                        w.key("attempt"); w.int(Int64(step.attempt))
+                        w.key("duration_ms"); w.int(step.durationMs)
+                        if let label = step.label { w.key("label"); w.string(label) }
+                        w.key("critical"); w.bool(step.critical)
+                        if let reason = step.reason { w.key("reason"); w.string(reason) }
+                    }
+                }
+            }
+            w.key("error")
+            if let error {
+                w.object { w in
+                    w.key("code"); w.string(error.code)
+                    w.key("message"); w.string(error.message)
+                    w.key("step"); w.string(error.step)
+                    w.key("actions"); w.array { w in for action in error.actions { w.string(action.rawValue) } }
+                    if let detail = error.detail { w.key("detail"); w.string(detail) }
+                }
+            } else {
+                w.null()
+            }
+            w.key("destination")
+            if let destination {
+                w.object { w in
+                    w.key("screen"); w.string(destination.screen.rawValue)
+                    w.key("route"); w.string(destination.route)
+                    w.key("sheet"); w.string(destination.sheet)
+                    w.key("review_prompt"); w.bool(destination.reviewPrompt)
+                }
+            } else {
+                w.null()
+            }
+        }
+    }
+}
+
+extension LaunchMachine {
+    /// The observable state at `now`.
+    public func snapshot(at now: Duration) -> StateMessage {
+        var stepViews: [StateMessage.Step] = []
+        stepViews.reserveCapacity(steps.count)
+        for (index, state) in steps.enumerated() {
+            let spec = graph.steps[index]
+            let duration = state.startedAt.map { (state.endedAt ?? now) - $0 } ?? .zero
+            let reason: String? =
+                switch state.status {
+                case .failed: state.failure?.message
+                case .skipped: state.skipReason
+                default: nil
+                }
+            stepViews.append(
+                StateMessage.Step(
+                    id: spec.id, status: state.status, attempt: state.attempt,
+                    durationMs: max(0, duration.milliseconds), label: spec.label,
+                    critical: spec.critical, reason: reason
+                )
+            )
+        }
+        return StateMessage(
+            seq: seq, launch: launch, phase: phase, slow: slow, progress: progress,
+            message: currentMessage, elapsedMs: max(0, (now - launchStartedAt).milliseconds),
+            steps: stepViews, error: error, destination: phase == .finished ? destination : nil
+        )
+    }
+
+    /// The running step's own message or label (first in graph order), or the error's message.
+    public var currentMessage: String? {
+        switch phase {
+        case .error: return error?.message
+        case .dismissing, .finished: return nil
+        case .loading:
+            for index in graph.order where steps[index].status == .running {
+                if let message = steps[index].message { return message }
+                if let label = graph.steps[index].label { return label }
+            }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import SplashCore
+import Testing
+
+@Suite struct ProtocolTests {
+    func parse(_ text: String) -> Result<Request, ProtocolError> { Request.parse(Array(text.utf8)) }
+
+    @Test func parsesEveryCommandAndEchoesIds() throws {
+        let cases: [(String, Request.Command)] = [
+            (#"{"cmd":"ping"}"#, .ping), (#"{"cmd":"state"}"#, .state), (#"{"cmd":"subscribe"}"#, .subscribe),
+            (#"{"cmd":"retry"}"#, .retry), (#"{"cmd":"continue-offline"}"#, .continueOffline),
+            (#"{"cmd":"dismissed"}"#, .dismissed), (#"{"cmd":"complete","step":"first-frame"}"#, .complete(step: "first-frame")),
+            (#"{"cmd":"action","name":"feedback"}"#, .action(name: "feedback")),
+            (#"{"cmd":"open","url":"app://orders/1"}"#, .open(url: "app://orders/1")), (#"{"cmd":"relaunch"}"#, .relaunch),
+            (#"{"cmd":"sign-in","session":{"user":"Ada"}}"#, .signIn(session: ["user": "Ada"])), (#"{"cmd":"sign-out"}"#, .signOut),
+        ]
+        for (line, command) in cases {
+            #expect(try parse(line).get().command == command)
+            // Round trip through the client's encoder.
+            #expect(try parse(Request(command, id: 7).encoded()).get() == Request(command, id: 7))
+        }
+        #expect(try parse(#"{"cmd":"ping","id":"abc"}"#).get().id == "abc")
+    }
+
+    @Test(arguments: [
+        ("[1,2]", "expected a JSON object"), ("nope", "not valid JSON"), (#"{"id":1}"#, "missing \"cmd\""),
+        (#"{"cmd":5}"#, "\"cmd\" must be a string"), (#"{"cmd":"fly"}"#, "unknown cmd \"fly\""),
+        (#"{"cmd":"complete"}"#, "complete needs a string \"step\""), (#"{"cmd":"sign-in","session":"x"}"#, "sign-in needs an object \"session\""),
+    ])
+    func badRequests(line: String, message: String) {
+        guard case .failure(let error) = parse(line) else {
+            Issue.record("accepted \(line)")
+            return
+        }
+        #expect(error.code == "bad-request")
+        #expect(error.message == message)
+    }
+
+    @Test func badRequestKeepsTheIdWhenReadable() {
+        guard case .failure(let error) = parse(#"{"cmd":"fly","id":3}"#) else { return }
+        #expect(error.id == 3)
+    }
+
+    @Test func serverMessagesEncodeAsSpecifiedAndDecodeBack() throws {
+        #expect(ServerMessage.hello(protocol: 1, version: "0.1.0").encoded() == #"{"type":"hello","protocol":1,"version":"0.1.0"}"#)
+        #expect(ServerMessage.ok(id: 3).encoded() == #"{"type":"ok","id":3}"#)
+        let error = ServerMessage.error(ProtocolError(code: "invalid-transition", message: "retry is only possible in phase error", id: 3))
+        #expect(error.encoded() == #"{"type":"error","id":3,"code":"invalid-transition","message":"retry is only possible in phase error"}"#)
+        #expect(ServerMessage.event(name: "action", fields: ["name": "feedback-form", "sheet": "feedback-form"]).encoded()
+            == #"{"type":"event","event":"action","name":"feedback-form","sheet":"feedback-form"}"#)
+        var h = try MachineHarness([step("auth-refresh", label: "Signing in")])
+        h.at(1234)
+        let state = h.machine.snapshot(at: h.now)
+        let line = ServerMessage.state(state).encoded()
+        #expect(line.hasPrefix(#"{"type":"state","seq":"#))
+        #expect(line.contains(#""error":null,"destination":null"#))
+        #expect(line.contains(#""elapsed_ms":1234"#))
+        #expect(ServerMessage.decode(Array(line.utf8)) == .state(state))
+        for message in [ServerMessage.hello(protocol: 1, version: "x"), .ok(id: nil), error] {
+            #expect(ServerMessage.decode(Array(message.encoded().utf8)) == message)
+        }
+    }
+}
