@@ -1,0 +1,221 @@
+public import Logging
+public import SplashCore
+import SplashPlugins
+
+/// Runs launches: owns the `LaunchMachine`, runs step attempts through plugins, keeps time with an
+/// injected `Clock`, and publishes every new state to the broadcaster.
+///
+/// Every input — a plugin's report or result, a timer — goes through one ordered stream consumed by
+/// `run()`, so a plugin's last progress report is never applied after its result. The timer sleeps
+/// until the machine's `nextDeadline` exactly; there is no polling tick.
+public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Duration {
+    enum Input: Sendable {
+        case finished(token: UInt64, result: Result<Facts, StepFailure>)
+        case report(token: UInt64, StepReport)
+        case timer
+    }
+
+    private var machine: LaunchMachine
+    private let plugins: PluginRegistry
+    private let clock: C
+    private let origin: C.Instant
+    private let broadcaster: StateBroadcaster
+    private let logger: Logger
+    private let makeLaunchID: @Sendable () -> String
+    private let inputs: AsyncStream<Input>
+    private let continuation: AsyncStream<Input>.Continuation
+    /// Attempts in flight (including cancelled ones still tearing down), by token.
+    private var running: [UInt64: Task<Void, Never>] = [:]
+    private var timer: (deadline: Duration, task: Task<Void, Never>)?
+    /// Quick actions and deep links received while loading, for this launch.
+    public private(set) var pendingInputs: [Request.Command] = []
+    private var started = false
+
+    /// - Parameters:
+    ///   - makeLaunchID: a fresh launch id (a UUID in the daemon; predictable in tests).
+    public init(
+        graph: StepGraph,
+        settings: SplashSettings,
+        plugins: PluginRegistry,
+        clock: C,
+        broadcaster: StateBroadcaster,
+        logger: Logger,
+        makeLaunchID: @escaping @Sendable () -> String
+    ) {
+        self.machine = LaunchMachine(graph: graph, settings: settings)
+        self.plugins = plugins
+        self.clock = clock
+        self.origin = clock.now
+        self.broadcaster = broadcaster
+        self.logger = logger
+        self.makeLaunchID = makeLaunchID
+        (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
+    }
+
+    /// Time since the controller was made, in the machine's terms.
+    private var now: Duration { origin.duration(to: clock.now) }
+
+    /// Starts the first launch and processes inputs until the calling task is cancelled;
+    /// then cancels every attempt and waits until their plugins are torn down.
+    public func run() async {
+        if !started {
+            started = true
+            apply(machine.start(launch: makeLaunchID(), at: now))
+        }
+        for await input in inputs {
+            switch input {
+            case .finished(let token, let result):
+                running[token] = nil
+                apply(machine.stepFinished(token: token, result: result, at: now))
+            case .report(let token, .progress(let fraction)):
+                apply(machine.stepReported(token: token, fraction: fraction, at: now))
+            case .report(let token, .message(let message)):
+                apply(machine.stepReported(token: token, message: message, at: now))
+            case .timer:
+                timer = nil
+                apply(machine.advance(to: now))
+            }
+        }
+        await stopAll()
+    }
+
+    /// The current phase (for tests and the service's status line).
+    public var phase: Phase { machine.phase }
+
+    /// The current state.
+    public func snapshot() -> StateMessage { machine.snapshot(at: now) }
+
+    public func handle(_ command: Request.Command) async -> Result<Void, ProtocolError> {
+        let change: LaunchMachine.Command
+        switch command {
+        case .retry: change = .retry
+        case .continueOffline: change = .continueOffline
+        case .dismissed: change = .dismissed
+        case .relaunch: change = .relaunch(launch: makeLaunchID())
+        case .complete(let step):
+            guard let spec = machine.graph[step] else {
+                return .failure(ProtocolError(code: ProtocolError.Code.unknownStep, message: "no step \"\(step)\" in this graph"))
+            }
+            guard let board = plugins.signalBoard, spec.plugin == PluginRegistry.signalPluginName else {
+                return .failure(
+                    ProtocolError(
+                        code: ProtocolError.Code.notASignalStep,
+                        message: "step \"\(step)\" uses plugin \(spec.plugin), not signal"
+                    )
+                )
+            }
+            await board.complete(step: step)
+            logger.info("signal step completed by a client", metadata: ["step": "\(step)"])
+            return .success(())
+        case .action, .open:
+            if machine.phase == .finished {
+                broadcaster.broadcast(event: Self.event(for: command))
+            } else {
+                pendingInputs.append(command)
+            }
+            return .success(())
+        case .signIn, .signOut:
+            return .failure(
+                ProtocolError(
+                    code: ProtocolError.Code.unavailable,
+                    message: "\(command.name) needs the auth-refresh plugin, which this build does not have yet"
+                )
+            )
+        case .ping, .state, .subscribe:
+            return .success(())
+        }
+        do {
+            let actions = try machine.apply(change, at: now)
+            if case .relaunch = change {
+                pendingInputs = []
+                await plugins.signalBoard?.reset()
+            }
+            apply(actions)
+            return .success(())
+        } catch {
+            return .failure(ProtocolError(code: error.code, message: error.message))
+        }
+    }
+
+    static func event(for command: Request.Command) -> ServerMessage {
+        switch command {
+        case .open(let url): .event(name: "open", fields: ["url": .string(url)])
+        case .action(let name): .event(name: "action", fields: ["name": .string(name)])
+        default: .event(name: command.name, fields: [:])
+        }
+    }
+
+    // MARK: Carrying out actions
+
+    private func apply(_ actions: [LaunchAction]) {
+        for action in actions {
+            switch action {
+            case .start(let run): start(run)
+            case .cancel(_, let token): running[token]?.cancel()
+            case .event(let event): LaunchLog.log(event, launch: machine.launch, to: logger)
+            case .publish: broadcaster.publish(machine.snapshot(at: now))
+            }
+        }
+        reschedule()
+    }
+
+    private func start(_ run: StepRun) {
+        let continuation = self.continuation
+        guard let plugin = plugins.plugin(named: run.step.plugin) else {
+            // The graph was validated against the registry, so this is a bug; fail the step, not the daemon.
+            let failure = StepFailure(code: ErrorInfo.Code.stepFailed, message: "plugin \(run.step.plugin) is not available", retryable: false)
+            continuation.yield(.finished(token: run.token, result: .failure(failure)))
+            return
+        }
+        var stepLogger = logger
+        stepLogger[metadataKey: "step"] = "\(run.step.id)"
+        stepLogger[metadataKey: "attempt"] = "\(run.attempt)"
+        stepLogger[metadataKey: "launch"] = "\(run.launch)"
+        let context = StepContext(run: run, logger: stepLogger) { report in
+            continuation.yield(.report(token: run.token, report))
+        }
+        running[run.token] = Task {
+            let result: Result<Facts, StepFailure>
+            do {
+                result = .success(try await plugin.run(context))
+            } catch let failure as StepFailure {
+                result = .failure(failure)
+            } catch is CancellationError {
+                result = .failure(StepFailure(code: "cancelled", message: "cancelled", retryable: false))
+            } catch {
+                result = .failure(StepFailure(code: ErrorInfo.Code.stepFailed, message: "\(error)", retryable: false))
+            }
+            continuation.yield(.finished(token: run.token, result: result))
+        }
+    }
+
+    /// Sleeps until the machine's next deadline, exactly; re-armed after every input.
+    private func reschedule() {
+        let deadline = machine.nextDeadline
+        guard deadline != timer?.deadline else { return }
+        timer?.task.cancel()
+        guard let deadline else {
+            timer = nil
+            return
+        }
+        let instant = origin.advanced(by: deadline)
+        let clock = self.clock
+        let continuation = self.continuation
+        let task = Task {
+            do {
+                try await clock.sleep(until: instant, tolerance: nil)
+                continuation.yield(.timer)
+            } catch {}
+        }
+        timer = (deadline, task)
+    }
+
+    private func stopAll() async {
+        timer?.task.cancel()
+        timer = nil
+        let tasks = running.values
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+        running = [:]
+    }
+}
