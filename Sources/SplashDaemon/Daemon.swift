@@ -1,0 +1,162 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+public import Logging
+import NIOPosix
+import ServiceLifecycle
+import SplashConfig
+import SplashCore
+import SplashPlugins
+
+/// How `splashd` was asked to run.
+public struct DaemonOptions: Sendable {
+    /// An explicit config file; nil means the default path, or the embedded default when absent.
+    public var configPath: String?
+    /// An explicit socket path (over the config's and `$SPLASHD_SOCKET`).
+    public var socketPath: String?
+    public var stateDirectory: String
+    /// Extra plugin directories, after the standard ones.
+    public var pluginDirectories: [String]
+    /// How long a plugin gets between SIGTERM and SIGKILL.
+    public var pluginGrace: Duration
+    public var environment: [String: String]
+
+    public init(
+        configPath: String? = nil,
+        socketPath: String? = nil,
+        stateDirectory: String = "/var/lib/splashd",
+        pluginDirectories: [String] = [],
+        pluginGrace: Duration = .seconds(2),
+        environment: [String: String] = [:]
+    ) {
+        self.configPath = configPath
+        self.socketPath = socketPath
+        self.stateDirectory = stateDirectory
+        self.pluginDirectories = pluginDirectories
+        self.pluginGrace = pluginGrace
+        self.environment = environment
+    }
+}
+
+/// Why the daemon could not start (it never stops for any other reason than a signal).
+public struct DaemonStartError: Error, CustomStringConvertible {
+    public var description: String
+    /// The process exit code: 78 (EX_CONFIG) for configuration problems, 69 otherwise.
+    public var exitCode: Int32
+}
+
+/// Assembles and runs the daemon.
+public enum Daemon {
+    /// Loads the plugin catalog and the configuration, the way both `splashd` and `splashd check` do.
+    public static func loadConfiguration(options: DaemonOptions, logger: Logger) throws(ConfigError) -> (DaemonConfig, PluginCatalog) {
+        let catalog = PluginCatalog.scan(directories: PluginCatalog.standardDirectories + options.pluginDirectories)
+        for problem in catalog.problems { logger.error("plugin manifest rejected: \(problem)") }
+        let config: DaemonConfig
+        if let path = options.configPath {
+            config = try ConfigLoader.load(path: path, catalog: catalog)
+        } else {
+            config = try ConfigLoader.loadOrDefault(catalog: catalog)
+        }
+        return (config, catalog)
+    }
+
+    /// The plugins of this build plus the external ones in `catalog`.
+    public static func makeRegistry(catalog: PluginCatalog, grace: Duration) -> PluginRegistry {
+        let board = SignalBoard()
+        var plugins: [String: any StepPlugin] = [PluginRegistry.signalPluginName: SignalPlugin(board: board)]
+        for (name, manifest) in catalog.manifests where plugins[name] == nil {
+            plugins[name] = ExternalPlugin(manifest: manifest, grace: grace)
+        }
+        return PluginRegistry(plugins: plugins, signalBoard: board)
+    }
+
+    /// Runs until SIGTERM or SIGINT, then stops every plugin and returns.
+    public static func run(options: DaemonOptions, logger: Logger) async throws {
+        let config: DaemonConfig
+        let catalog: PluginCatalog
+        do {
+            (config, catalog) = try loadConfiguration(options: options, logger: logger)
+        } catch {
+            throw DaemonStartError(description: error.description, exitCode: 78)
+        }
+        let registry = makeRegistry(catalog: catalog, grace: options.pluginGrace)
+        for spec in config.graph.steps where !registry.contains(spec.plugin) {
+            logger.error("step \(spec.id) uses plugin \(spec.plugin), which is not available in this build; it will fail")
+        }
+        let endpoint = try socketEndpoint(options: options, config: config)
+        logger.info(
+            "splashd \(splashdVersion) starting: \(config.graph.steps.count) steps from \(config.source)",
+            metadata: ["socket": "\(endpoint)"]
+        )
+        let broadcaster = StateBroadcaster()
+        let controller = LaunchController(
+            graph: config.graph,
+            settings: config.settings,
+            plugins: registry,
+            clock: ContinuousClock(),
+            broadcaster: broadcaster,
+            logger: logger,
+            makeLaunchID: { UUID().uuidString.lowercased() }
+        )
+        let service = DaemonService(
+            endpoint: endpoint,
+            controller: controller,
+            broadcaster: broadcaster,
+            access: AccessPolicy(controlGID: config.socket.controlGroup.flatMap(AccessPolicy.groupID(named:))),
+            logger: logger
+        )
+        var configuration = ServiceGroupConfiguration(services: [.init(service: service)], logger: logger)
+        configuration.gracefulShutdownSignals = [.sigterm, .sigint]
+        try await ServiceGroup(configuration: configuration).run()
+        logger.info("splashd stopped")
+    }
+
+    static func socketEndpoint(options: DaemonOptions, config: DaemonConfig) throws -> SocketServer.Endpoint {
+        let env = options.environment
+        if let pid = env["LISTEN_PID"], pid_t(pid) == getpid(), let count = env["LISTEN_FDS"], (Int(count) ?? 0) >= 1 {
+            return .inherited(3)
+        }
+        let path = options.socketPath ?? config.socket.path ?? SocketDefaults.path(environment: env)
+        var groupID: gid_t?
+        if let name = config.socket.controlGroup {
+            groupID = AccessPolicy.groupID(named: name)
+            if groupID == nil {
+                throw DaemonStartError(description: "control_group \"\(name)\" does not exist", exitCode: 78)
+            }
+        }
+        return .path(path, mode: mode_t(config.socket.mode), group: groupID)
+    }
+}
+
+/// The daemon as one service: serve the socket, run launches, stop cleanly on SIGTERM.
+struct DaemonService: Service {
+    let endpoint: SocketServer.Endpoint
+    let controller: LaunchController<ContinuousClock>
+    let broadcaster: StateBroadcaster
+    let access: AccessPolicy
+    let logger: Logger
+
+    func run() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server: SocketServer
+        do {
+            server = try await SocketServer.start(
+                endpoint: endpoint, group: group, commands: controller, broadcaster: broadcaster,
+                access: access, logger: logger
+            )
+        } catch {
+            try? await group.shutdownGracefully()
+            throw DaemonStartError(description: "\(error)", exitCode: 69)
+        }
+        logger.info("listening")
+        let controller = self.controller
+        await cancelWhenGracefulShutdown { await controller.run() }
+        await server.close()
+        try? await group.shutdownGracefully()
+    }
+}

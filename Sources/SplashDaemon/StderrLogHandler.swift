@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+public import Logging
+import SplashCore
+
+/// Writes one line per record to stderr, as text or as JSON.
+///
+/// Text: `2026-11-22T12:00:00.123Z info launch started launch=6f1c…`. JSON: one object per line
+/// with `time`, `level`, `message`, `source`, `file`, `line` and the metadata as string members.
+public struct StderrLogHandler: LogHandler {
+    public enum Format: Sendable {
+        case text
+        case json
+    }
+
+    public var logLevel: Logger.Level
+    public var metadata: Logger.Metadata = [:]
+    private let label: String
+    private let format: Format
+
+    public init(label: String, format: Format, level: Logger.Level = .info) {
+        self.label = label
+        self.format = format
+        self.logLevel = level
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var merged = metadata
+        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        var line: String
+        switch format {
+        case .text:
+            line = "\(Self.timestamp()) \(event.level) \(event.message)"
+            for key in merged.keys.sorted() { line += " \(key)=\(merged[key]!)" }
+        case .json:
+            var writer = JSONWriter(capacity: 256)
+            writer.object { w in
+                w.key("time"); w.string(Self.timestamp())
+                w.key("level"); w.string(event.level.rawValue)
+                w.key("message"); w.string(event.message.description)
+                w.key("file"); w.string(event.file)
+                w.key("line"); w.int(Int64(event.line))
+                for key in merged.keys.sorted() {
+                    w.key(key); w.string(merged[key]!.description)
+                }
+            }
+            line = writer.string
+        }
+        line += "\n"
+        _ = line.withCString { fputs($0, stderr) }
+    }
+
+    /// UTC, millisecond precision, ISO 8601.
+    static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var seconds = now.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(now.tv_nsec / 1_000_000), 3))Z"
+    }
+}
