@@ -1,0 +1,119 @@
+import SplashCore
+import TOMLKit
+
+/// Reads the daemon's TOML configuration into a validated `DaemonConfig`.
+///
+/// Every rejection is a `ConfigError` naming the file and, where it can be found, the line:
+/// TOML syntax errors, unknown keys (anywhere but inside `[step.options]`), wrong value types,
+/// bad durations and modes, missing step ids or plugins, and step graph problems (duplicate ids,
+/// unknown dependencies or plugins, cycles).
+public enum ConfigLoader {
+    /// Where the daemon looks for its configuration.
+    public static let defaultPath = "/etc/splashd/splashd.toml"
+
+    static let topLevelKeys: Set<String> = ["splash", "socket", "step"]
+    static let splashKeys: Set<String> = ["min_display", "slow_after", "timeout", "exit_animation", "allow_offline"]
+    static let socketKeys: Set<String> = ["path", "mode", "control_group"]
+
+    /// Parses and validates the config text `text`; `file` is used in messages and as `source`.
+    ///
+    /// `catalog` decides which plugin names are known and supplies manifest default timeouts.
+    public static func parse(_ text: String, file: String, catalog: PluginCatalog) throws(ConfigError) -> DaemonConfig {
+        let root = try TableReader.parse(text, file: file)
+        try root.checkKeys(topLevelKeys)
+        let settings = try readSplash(root.table("splash", suffix: " in [splash]"))
+        let socket = try readSocket(root.table("socket", suffix: " in [socket]"))
+        let steps = try StepReader.readAll(root, catalog: catalog)
+        let graph: StepGraph
+        do {
+            graph = try StepGraph(steps: steps, isKnownPlugin: catalog.isKnown)
+        } catch {
+            throw locate(error, steps: steps, in: root)
+        }
+        return DaemonConfig(settings: settings, socket: socket, graph: graph, source: file)
+    }
+
+    /// Reads the file at `path` and parses it; an unreadable file is a `ConfigError` too.
+    public static func load(path: String, catalog: PluginCatalog) throws(ConfigError) -> DaemonConfig {
+        let text: String
+        do {
+            text = try FileSystem.readText(path)
+        } catch {
+            throw ConfigError(file: path, message: "cannot read config: \(error.reason)")
+        }
+        return try parse(text, file: path, catalog: catalog)
+    }
+
+    /// Loads `path`, or returns `DaemonConfig.embeddedDefault()` when no file exists there.
+    ///
+    /// Any other trouble (unreadable, invalid) is still an error: a broken config is never
+    /// silently replaced by the default.
+    public static func loadOrDefault(path: String = defaultPath, catalog: PluginCatalog) throws(ConfigError) -> DaemonConfig {
+        guard FileSystem.exists(path) else { return .embeddedDefault() }
+        return try load(path: path, catalog: catalog)
+    }
+
+    private static func readSplash(_ reader: TableReader?) throws(ConfigError) -> SplashSettings {
+        var settings = SplashSettings()
+        guard let reader else { return settings }
+        try reader.checkKeys(splashKeys)
+        if let value = try reader.duration("min_display") { settings.minDisplay = value }
+        if let value = try reader.duration("slow_after") { settings.slowAfter = value }
+        if let value = try reader.duration("timeout") { settings.timeout = value }
+        if let value = try reader.duration("exit_animation") { settings.exitAnimation = value }
+        if let value = try reader.bool("allow_offline") { settings.allowOffline = value }
+        return settings
+    }
+
+    private static func readSocket(_ reader: TableReader?) throws(ConfigError) -> SocketSettings {
+        var socket = SocketSettings()
+        guard let reader else { return socket }
+        try reader.checkKeys(socketKeys)
+        if let path = try reader.string("path") {
+            guard path.hasPrefix("/") else {
+                throw reader.error(at: "path", "socket path \"\(path)\" must be absolute")
+            }
+            socket.path = path
+        }
+        if let value = reader.table["mode"] {
+            let hint = "expected octal permission bits up to 0777, e.g. \"0660\" or 0o660"
+            if let text = value.string {
+                guard let mode = SocketSettings.parseMode(text) else {
+                    throw reader.error(at: "mode", "bad mode \"\(text)\" in [socket]: \(hint)")
+                }
+                socket.mode = mode
+            } else if let number = value.int {
+                guard (0...0o777).contains(number) else {
+                    throw reader.error(at: "mode", "bad mode \(number) in [socket]: \(hint) (a plain integer is decimal)")
+                }
+                socket.mode = UInt32(number)
+            } else {
+                throw reader.error(
+                    at: "mode",
+                    "wrong type for mode in [socket]: expected a string or an integer, found \(value.type.withArticle)"
+                )
+            }
+        }
+        if let group = try reader.string("control_group") {
+            guard !group.isEmpty else { throw reader.error(at: "control_group", "control_group must not be empty") }
+            socket.controlGroup = group
+        }
+        return socket
+    }
+
+    /// Turns a graph problem into a message at the line of the step's offending key.
+    private static func locate(_ problem: StepGraph.Problem, steps: [StepSpec], in root: TableReader) -> ConfigError {
+        let key: String
+        var index = problem.step.flatMap { id in steps.firstIndex { $0.id == id } }
+        switch problem {
+        case .duplicateID(let id):
+            key = "id"
+            index = steps.indices.filter { steps[$0].id == id }.dropFirst().first ?? index
+        case .unknownDependency, .cycle: key = "after"
+        case .unknownPlugin: key = "plugin"
+        case .emptyID: key = "id"
+        }
+        let line = index.flatMap { root.map.line(of: ["step", key], element: $0) }
+        return ConfigError(file: root.file, line: line, message: problem.description)
+    }
+}

@@ -1,0 +1,44 @@
+public import SplashCore
+
+/// Everything the daemon takes from its configuration: splash timing, socket, and the step graph.
+public struct DaemonConfig: Sendable, Equatable {
+    /// The `[splash]` section.
+    public var settings: SplashSettings
+    /// The `[socket]` section.
+    public var socket: SocketSettings
+    /// The validated graph of `[[step]]` entries (empty when the file has none).
+    public var graph: StepGraph
+    /// The file the config came from, or `"embedded default"`.
+    public var source: String
+
+    /// The `source` of `embeddedDefault()`.
+    public static let embeddedSource = "embedded default"
+
+    public init(settings: SplashSettings, socket: SocketSettings, graph: StepGraph, source: String) {
+        self.settings = settings
+        self.socket = socket
+        self.graph = graph
+        self.source = source
+    }
+
+    /// The config used when no file exists at the default path: default settings and socket,
+    /// and the four built-in steps.
+    ///
+    /// `auth-refresh` ("Signing in") and `config-fetch` ("Loading configuration") are critical;
+    /// `launch-counter` (after `auth-refresh`) and `quick-action` are not.
+    public static func embeddedDefault() -> DaemonConfig {
+        let steps = [
+            StepSpec(id: "auth-refresh", plugin: "auth-refresh", label: "Signing in"),
+            StepSpec(id: "config-fetch", plugin: "config-fetch", label: "Loading configuration"),
+            StepSpec(id: "launch-counter", plugin: "launch-counter", after: ["auth-refresh"], critical: false),
+            StepSpec(id: "quick-action", plugin: "quick-action", critical: false),
+        ]
+        let graph: StepGraph
+        do {
+            graph = try StepGraph(steps: steps, isKnownPlugin: BuiltinPlugins.names.contains)
+        } catch {
+            preconditionFailure("the embedded default step graph is invalid: \(error)")
+        }
+        return DaemonConfig(settings: SplashSettings(), socket: SocketSettings(), graph: graph, source: embeddedSource)
+    }
+}

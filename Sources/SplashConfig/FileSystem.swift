@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few file system operations config loading needs, on POSIX calls.
+enum FileSystem {
+    /// A failed operation, with the system's reason ("No such file or directory").
+    struct Failure: Error {
+        var code: Int32
+        var reason: String
+
+        init(code: Int32) {
+            self.code = code
+            self.reason = String(cString: strerror(code))
+        }
+
+        /// Whether the failure was "no such file or directory".
+        var isNotFound: Bool { code == ENOENT }
+
+        init(reason: String) {
+            self.code = 0
+            self.reason = reason
+        }
+    }
+
+    /// Reads a whole file as UTF-8 text.
+    static func readText(_ path: String) throws(Failure) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw Failure(code: errno) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure(code: errno)
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: buffer[..<count])
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw Failure(reason: "not valid UTF-8 text")
+        }
+        return text
+    }
+
+    /// Whether anything exists at `path` (following symbolic links).
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    /// Whether `path` is a regular file (following symbolic links).
+    static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Whether `path` is a regular file this process may execute.
+    static func isExecutableFile(_ path: String) -> Bool {
+        isRegularFile(path) && access(path, X_OK) == 0
+    }
+
+    /// The names in a directory, without `.` and `..`, sorted.
+    static func contentsOfDirectory(_ path: String) throws(Failure) -> [String] {
+        guard let directory = opendir(path) else { throw Failure(code: errno) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// The current working directory, if it can be determined.
+    static func currentDirectory() -> String? {
+        guard let pointer = getcwd(nil, 0) else { return nil }
+        defer { free(pointer) }
+        return String(cString: pointer)
+    }
+
+    /// `path` made absolute against `base` (or the working directory), with `.` and empty
+    /// components removed. `..` is kept as written.
+    static func absolute(_ path: String, relativeTo base: String? = nil) -> String {
+        var full = path
+        if !path.hasPrefix("/") {
+            let directory = base ?? currentDirectory() ?? "/"
+            full = absolute(directory) + "/" + path
+        }
+        let components = full.split(separator: "/").filter { $0 != "." }
+        return "/" + components.joined(separator: "/")
+    }
+}

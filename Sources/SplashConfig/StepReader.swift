@@ -1,0 +1,77 @@
+import SplashCore
+import TOMLKit
+
+/// Reads the `[[step]]` entries of a config into `StepSpec`s.
+enum StepReader {
+    static let keys: Set<String> = ["id", "plugin", "after", "critical", "timeout", "retry", "label", "options"]
+    static let retryKeys: Set<String> = ["attempts", "backoff"]
+
+    /// Reads the root's `step` value, which must be an array of tables.
+    static func readAll(_ root: TableReader, catalog: PluginCatalog) throws(ConfigError) -> [StepSpec] {
+        guard let value = root.table["step"] else { return [] }
+        guard let array = value.array else {
+            if value.type == .table {
+                throw root.error(at: "step", "\"step\" must be an array of tables: write [[step]], not [step]")
+            }
+            throw root.wrongType("step", value, expected: .array, of: .table)
+        }
+        var steps: [StepSpec] = []
+        for (index, element) in array.enumerated() {
+            guard let table = element.table else {
+                throw ConfigError(
+                    file: root.file, line: root.map.line(of: ["step"], element: index),
+                    message: "wrong type for step #\(index + 1): expected a table, found \(element.type.withArticle)"
+                )
+            }
+            var reader = TableReader(table: table, file: root.file, map: root.map, path: ["step"], element: index)
+            steps.append(try read(&reader, number: index + 1, catalog: catalog))
+        }
+        return steps
+    }
+
+    /// Reads one step; `number` is its 1-based position, for messages before its id is known.
+    static func read(_ reader: inout TableReader, number: Int, catalog: PluginCatalog) throws(ConfigError) -> StepSpec {
+        if let id = reader.table["id"]?.string, !id.isEmpty {
+            reader.prefix = "step \"\(id)\": "
+        } else {
+            reader.prefix = "step #\(number): "
+        }
+        try reader.checkKeys(keys)
+        guard let id = try reader.string("id") else { throw reader.error(at: nil, "missing required key \"id\"") }
+        guard !id.isEmpty else { throw reader.error(at: "id", "id must not be empty") }
+        guard let plugin = try reader.string("plugin") else {
+            throw reader.error(at: nil, "missing required key \"plugin\"")
+        }
+        var step = StepSpec(id: id, plugin: plugin)
+        step.after = try reader.strings("after") ?? []
+        step.critical = try reader.bool("critical") ?? true
+        if let timeout = try reader.duration("timeout") {
+            guard timeout > .zero else { throw reader.error(at: "timeout", "timeout must be greater than zero") }
+            step.timeout = timeout
+        } else {
+            step.timeout = catalog.manifests[plugin]?.timeout ?? StepSpec.defaultTimeout
+        }
+        if let retry = try reader.table("retry", showKeyAsPrefix: true) {
+            step.retry = try readRetry(retry)
+        }
+        step.label = try reader.string("label")
+        if let options = try reader.table("options") {
+            step.options = TOMLJSON.convert(options.table)
+        }
+        return step
+    }
+
+    /// Reads `retry = { attempts = 3, backoff = "200ms" }` or a `[step.retry]` table.
+    private static func readRetry(_ reader: TableReader) throws(ConfigError) -> StepSpec.RetryPolicy {
+        try reader.checkKeys(retryKeys)
+        var policy = StepSpec.RetryPolicy()
+        if let attempts = try reader.int("attempts") {
+            guard attempts >= 1 else {
+                throw reader.error(at: "attempts", "retry.attempts must be at least 1 (it counts the first try)")
+            }
+            policy.attempts = attempts
+        }
+        if let backoff = try reader.duration("backoff") { policy.backoff = backoff }
+        return policy
+    }
+}

@@ -1,0 +1,239 @@
+import Logging
+public import SplashCore
+import Subprocess
+import Synchronization
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A plugin that runs an executable named by a manifest, one process (group) per attempt.
+///
+/// The executable runs without a shell, with stdin `/dev/null`, in its own process group, with
+/// the daemon's environment plus the `SPLASHD_*` variables (see the product spec, section 8).
+/// Its stdout carries JSON lines (`{"progress":0.5}`, `{"message":"…"}`, `{"facts":{…}}`);
+/// other stdout lines and every stderr line are logged with the step's id. Exit 0 succeeds with
+/// the merged facts, exit 75 is a retryable failure, anything else a failure for good.
+///
+/// No process of the group outlives `run`: on cancellation the group gets SIGTERM, then SIGKILL
+/// after `grace`; processes left behind after the main process exited get the same treatment.
+public struct ExternalPlugin: StepPlugin {
+    /// `StepFailure.code`s this plugin throws.
+    public enum FailureCode {
+        /// The executable exited with 75 (EX_TEMPFAIL): retryable.
+        public static let temporaryFailure = "plugin-tempfail"
+        /// The executable exited with another non-zero code.
+        public static let exited = "plugin-exit"
+        /// The executable was killed by a signal.
+        public static let signaled = "plugin-signal"
+        /// The executable could not be started (missing, not executable, bad interpreter).
+        public static let notStartable = "plugin-not-startable"
+        /// Reading the executable's output failed.
+        public static let ioFailed = "plugin-io"
+    }
+
+    /// The exit code that asks for a retry (EX_TEMPFAIL).
+    public static let temporaryFailureExitCode: Int32 = 75
+    /// The default time between SIGTERM and SIGKILL.
+    public static let defaultGrace: Duration = .seconds(2)
+    /// The longest output line kept, in bytes; longer ones are logged cut.
+    public static let maxLineLength = 64 * 1024
+
+    /// The plugin's manifest (name, executable).
+    public let manifest: PluginManifest
+    /// The time between SIGTERM and SIGKILL when tearing the process group down.
+    public let grace: Duration
+
+    /// Creates the plugin for `manifest`, with `grace` between SIGTERM and SIGKILL.
+    public init(manifest: PluginManifest, grace: Duration = ExternalPlugin.defaultGrace) {
+        self.manifest = manifest
+        self.grace = grace
+    }
+
+    /// What the body of one run collects.
+    private struct Collected: Sendable {
+        var facts: Facts
+        var lastErrorLine: String?
+    }
+
+    /// Runs the executable for one attempt; see the type's documentation.
+    public func run(_ context: StepContext) async throws -> Facts {
+        try Task.checkCancellation()
+        let logger = pluginLogger(context)
+        try checkExecutable()
+
+        let lifecycle = GroupLifecycle()
+        let environment = PluginEnvironment.variables(for: context.run)
+        var options = PlatformOptions()
+        options.processGroupID = 0
+        // The SIGTERM is ours (`GroupLifecycle.cancel`); subprocess continues stopped members,
+        // and SIGKILLs the group after `grace` if the main process is still there. Leftovers
+        // after the main process exited are torn down below.
+        options.teardownSequence = [
+            .send(signal: .resume, toProcessGroup: true, allowedDurationToNextStep: grace)
+        ]
+
+        logger.debug("starting \(manifest.executable)")
+        let outcome: Result<ExecutionResult<Collected, SequenceOutput, SequenceOutput>, any Error>
+        do {
+            let result = try await withTaskCancellationHandler {
+                try await Subprocess.run(
+                    .path(FilePath(manifest.executable)),
+                    environment: .inherit.updating(
+                        Dictionary(uniqueKeysWithValues: environment.map { (Environment.Key(stringLiteral: $0.key), $0.value) })
+                    ),
+                    platformOptions: options,
+                    input: .none,
+                    output: .sequence,
+                    error: .sequence
+                ) { execution in
+                    lifecycle.started(group: execution.processIdentifier.value)
+                    let output = execution.standardOutput
+                    let errors = execution.standardError
+                    async let facts = PluginOutputReader.readOutput(output, report: context.report, logger: logger)
+                    async let lastErrorLine = PluginOutputReader.readErrors(errors, logger: logger)
+                    return try await Collected(facts: facts, lastErrorLine: lastErrorLine)
+                }
+            } onCancel: {
+                lifecycle.cancel()
+            }
+            outcome = .success(result)
+        } catch {
+            outcome = .failure(error)
+        }
+
+        if let group = lifecycle.group {
+            await tearDownLeftovers(ProcessGroup(id: group), termSentAt: lifecycle.termSentAt, logger: logger)
+        }
+        if Task.isCancelled {
+            throw CancellationError()
+        }
+        switch outcome {
+        case .failure(let error):
+            throw failure(for: error)
+        case .success(let result):
+            return try facts(from: result, logger: logger)
+        }
+    }
+
+    // MARK: - Outcome
+
+    /// The context's logger with `step` and `plugin` metadata.
+    private func pluginLogger(_ context: StepContext) -> Logger {
+        var logger = context.logger
+        logger[metadataKey: "step"] = "\(context.run.step.id)"
+        logger[metadataKey: "plugin"] = "\(manifest.name)"
+        return logger
+    }
+
+    private func facts(
+        from result: ExecutionResult<Collected, SequenceOutput, SequenceOutput>,
+        logger: Logger
+    ) throws -> Facts {
+        let collected = result.closureResult
+        let reason = collected.lastErrorLine.map { ": \($0)" } ?? ""
+        switch result.terminationStatus {
+        case .exited(0):
+            logger.debug("plugin succeeded")
+            return collected.facts
+        case .exited(Self.temporaryFailureExitCode):
+            throw StepFailure(
+                code: FailureCode.temporaryFailure,
+                message: "plugin \(manifest.name) asked for a retry (exit 75)\(reason)",
+                retryable: true
+            )
+        case .exited(let code):
+            throw StepFailure(
+                code: FailureCode.exited,
+                message: "plugin \(manifest.name) exited with code \(code)\(reason)",
+                retryable: false
+            )
+        case .signaled(let signal):
+            throw StepFailure(
+                code: FailureCode.signaled,
+                message: "plugin \(manifest.name) was killed by signal \(signal)\(Self.signalName(signal))\(reason)",
+                retryable: false
+            )
+        }
+    }
+
+    private func failure(for error: any Error) -> any Error {
+        if let failure = error as? StepFailure {
+            return failure
+        }
+        if let error = error as? SubprocessError {
+            switch error.code {
+            case .executableNotFound, .spawnFailed, .failedToChangeWorkingDirectory:
+                return StepFailure(
+                    code: FailureCode.notStartable,
+                    message: "plugin \(manifest.name): cannot start \(manifest.executable): \(error)",
+                    retryable: false
+                )
+            default:
+                break
+            }
+        }
+        return StepFailure(
+            code: FailureCode.ioFailed,
+            message: "plugin \(manifest.name) failed: \(error)",
+            retryable: false
+        )
+    }
+
+    /// Fails early, with a clear message, when the executable is missing or not executable.
+    private func checkExecutable() throws {
+        let path = manifest.executable
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let reason = errno == ENOENT ? "not found" : "not accessible (\(Self.errnoText()))"
+            throw StepFailure(
+                code: FailureCode.notStartable,
+                message: "plugin \(manifest.name): executable \(path) \(reason) (manifest \(manifest.manifestPath))",
+                retryable: false
+            )
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG, access(path, X_OK) == 0 else {
+            throw StepFailure(
+                code: FailureCode.notStartable,
+                message: "plugin \(manifest.name): \(path) is not an executable file (manifest \(manifest.manifestPath))",
+                retryable: false
+            )
+        }
+    }
+
+    private func tearDownLeftovers(_ group: ProcessGroup, termSentAt: ContinuousClock.Instant?, logger: Logger) async {
+        switch await group.tearDown(grace: grace, termSentAt: termSentAt) {
+        case .alreadyGone:
+            break
+        case .terminated:
+            logger.debug("process group \(group.id) exited after SIGTERM")
+        case .killed(gone: true):
+            logger.notice("process group \(group.id) ignored SIGTERM for \(grace); sent SIGKILL")
+        case .killed(gone: false):
+            logger.error("process group \(group.id) still has running processes after SIGKILL")
+        }
+    }
+
+    private static func errnoText() -> String {
+        String(cString: strerror(errno))
+    }
+
+    /// " (SIGNAME)" for well-known signals, "" otherwise.
+    static func signalName(_ signal: Int32) -> String {
+        let names: [Int32: String] = [
+            SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL",
+            SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL",
+            SIGUSR1: "SIGUSR1", SIGSEGV: "SIGSEGV", SIGUSR2: "SIGUSR2", SIGPIPE: "SIGPIPE",
+            SIGALRM: "SIGALRM", SIGTERM: "SIGTERM",
+        ]
+        return names[signal].map { " (\($0))" } ?? ""
+    }
+}
