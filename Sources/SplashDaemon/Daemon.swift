@@ -9,9 +9,11 @@ import Foundation
 public import Logging
 import NIOPosix
 import ServiceLifecycle
-import SplashConfig
+public import SplashConfig
 import SplashCore
 import SplashPlugins
+
+extension SignalBoard: SignalCompleting {}
 
 /// How `splashd` was asked to run.
 public struct DaemonOptions: Sendable {

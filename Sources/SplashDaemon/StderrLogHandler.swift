@@ -53,7 +53,19 @@ public struct StderrLogHandler: LogHandler {
             line = writer.string
         }
         line += "\n"
-        _ = line.withCString { fputs($0, stderr) }
+        // One write(2) per record: lines from concurrent loggers never interleave.
+        var bytes = Array(line.utf8)
+        bytes.withUnsafeMutableBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(2, raw.baseAddress! + offset, raw.count - offset)
+                if written <= 0 {
+                    if written < 0 && errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
     }
 
     /// UTC, millisecond precision, ISO 8601.

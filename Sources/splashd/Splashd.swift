@@ -1,0 +1,117 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import Logging
+import SplashConfig
+import SplashCore
+import SplashDaemon
+
+/// `splashd`: runs the daemon (the default), or checks a configuration.
+@main
+struct Splashd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "splashd",
+        abstract: "The splash-screen daemon for kiosk and embedded Linux displays.",
+        version: splashdVersion,
+        subcommands: [Run.self, Check.self],
+        defaultSubcommand: Run.self
+    )
+}
+
+/// Options both subcommands share.
+struct CommonOptions: ParsableArguments {
+    @Option(name: .long, help: "The configuration file (default: /etc/splashd/splashd.toml, else the embedded default).")
+    var config: String?
+
+    @Option(name: .customLong("plugin-dir"), help: "An extra plugin directory (repeatable).")
+    var pluginDirectories: [String] = []
+}
+
+extension Splashd {
+    struct Run: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Run in the foreground until SIGTERM or SIGINT (the default).")
+
+        @OptionGroup var common: CommonOptions
+
+        @Option(help: "The socket path (default: the config's, $SPLASHD_SOCKET, or /run/splashd/splashd.sock).")
+        var socket: String?
+
+        @Option(name: .customLong("state-dir"), help: "Where launch state is kept (default: $STATE_DIRECTORY or /var/lib/splashd).")
+        var stateDirectory: String?
+
+        @Option(name: .customLong("log-format"), help: "auto, journal, text or json.")
+        var logFormat: LogFormat = .auto
+
+        @Flag(help: "Log debug records too.")
+        var verbose = false
+
+        func run() async throws {
+            let environment = ProcessEnvironment.current()
+            let level: Logger.Level = verbose ? .debug : .info
+            let format: StderrLogHandler.Format = logFormat == .json ? .json : .text
+            LoggingSystem.bootstrap { label in StderrLogHandler(label: label, format: format, level: level) }
+            let logger = Logger(label: "splashd")
+            if logFormat == .journal {
+                logger.notice("the journal log format is not built in yet; logging text to stderr")
+            }
+            let options = DaemonOptions(
+                configPath: common.config,
+                socketPath: socket,
+                stateDirectory: stateDirectory ?? environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init) ?? "/var/lib/splashd",
+                pluginDirectories: common.pluginDirectories,
+                environment: environment
+            )
+            do {
+                try await Daemon.run(options: options, logger: logger)
+            } catch let error as DaemonStartError {
+                logger.critical("\(error.description)")
+                throw ExitCode(error.exitCode)
+            }
+        }
+    }
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Validate a configuration; exit 78 with the problem if it is not valid.")
+
+        @OptionGroup var common: CommonOptions
+
+        func run() async throws {
+            LoggingSystem.bootstrap { label in StderrLogHandler(label: label, format: .text, level: .warning) }
+            let options = DaemonOptions(configPath: common.config, pluginDirectories: common.pluginDirectories)
+            do {
+                let (config, catalog) = try Daemon.loadConfiguration(options: options, logger: Logger(label: "splashd"))
+                let external = config.graph.steps.filter { catalog.manifests[$0.plugin] != nil }.count
+                print("\(config.source): OK, \(config.graph.steps.count) steps (\(external) external)")
+            } catch {
+                printError("splashd: \(error.description)")
+                throw ExitCode(78)
+            }
+        }
+    }
+}
+
+enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+    case auto, journal, text, json
+}
+
+enum ProcessEnvironment {
+    /// The process environment as a dictionary.
+    static func current() -> [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+}
+
+func printError(_ text: String) {
+    let line = Array((text + "\n").utf8)
+    line.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) }
+}
