@@ -10,12 +10,14 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What is wrong, without the location.
     public var message: String
 
+    /// Creates an error about `file`, at `line` if known.
     public init(file: String, line: Int? = nil, message: String) {
         self.file = file
         self.line = line
         self.message = message
     }
 
+    /// `file:line: message`, or `file: message` without a line.
     public var description: String {
         if let line { "\(file):\(line): \(message)" } else { "\(file): \(message)" }
     }

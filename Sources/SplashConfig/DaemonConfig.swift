@@ -14,6 +14,7 @@ public struct DaemonConfig: Sendable, Equatable {
     /// The `source` of `embeddedDefault()`.
     public static let embeddedSource = "embedded default"
 
+    /// Creates a config from its parts; `graph` is already validated.
     public init(settings: SplashSettings, socket: SocketSettings, graph: StepGraph, source: String) {
         self.settings = settings
         self.socket = socket

@@ -87,15 +87,22 @@ enum FileSystem {
         return String(cString: pointer)
     }
 
-    /// `path` made absolute against `base` (or the working directory), with `.` and empty
-    /// components removed. `..` is kept as written.
+    /// `path` made absolute against `base` (or the working directory) and normalized lexically:
+    /// empty and `.` components removed, `..` applied to the component before it.
     static func absolute(_ path: String, relativeTo base: String? = nil) -> String {
         var full = path
         if !path.hasPrefix("/") {
             let directory = base ?? currentDirectory() ?? "/"
             full = absolute(directory) + "/" + path
         }
-        let components = full.split(separator: "/").filter { $0 != "." }
+        var components: [Substring] = []
+        for component in full.split(separator: "/") where component != "." {
+            if component == ".." {
+                _ = components.popLast()
+            } else {
+                components.append(component)
+            }
+        }
         return "/" + components.joined(separator: "/")
     }
 }

@@ -21,6 +21,7 @@ public struct PluginCatalog: Sendable, Equatable {
 
     static let manifestKeys: Set<String> = ["exec", "description", "timeout"]
 
+    /// Creates a catalog from known manifests (tests, or a catalog built by hand).
     public init(manifests: [String: PluginManifest] = [:], problems: [ConfigError] = []) {
         self.manifests = manifests
         self.problems = problems

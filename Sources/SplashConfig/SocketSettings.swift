@@ -10,6 +10,7 @@ public struct SocketSettings: Sendable, Equatable {
     /// The default permission bits, `0o660`.
     public static let defaultMode: UInt32 = 0o660
 
+    /// Creates socket settings; the defaults are those of a config without `[socket]`.
     public init(path: String? = nil, mode: UInt32 = SocketSettings.defaultMode, controlGroup: String? = nil) {
         self.path = path
         self.mode = mode

@@ -116,7 +116,7 @@ struct TableReader {
         _ key: String, _ value: any TOMLValueConvertible, expected: TOMLType, of element: TOMLType? = nil
     ) -> ConfigError {
         var expectation = expected.withArticle
-        if let element { expectation += " of \(element.description)s" }
+        if let element { expectation += " of \(element.name)s" }
         return error(
             at: key,
             "wrong type for \(keyPrefix)\(key)\(suffix): expected \(expectation), found \(value.type.withArticle)"
@@ -125,9 +125,23 @@ struct TableReader {
 }
 
 extension TOMLType {
+    /// The type's name for messages: "string", "integer", "boolean".
+    var name: String {
+        switch self {
+        case .table: "table"
+        case .array: "array"
+        case .string: "string"
+        case .int: "integer"
+        case .double: "floating-point number"
+        case .bool: "boolean"
+        case .date: "date"
+        case .time: "time"
+        case .dateTime: "date-time"
+        }
+    }
+
     /// The type's name with an indefinite article: "a string", "an integer".
     var withArticle: String {
-        let name = description
-        return (name.first.map { "aeiou".contains($0) } ?? false ? "an " : "a ") + name
+        (name.first.map { "aeiou".contains($0) } ?? false ? "an " : "a ") + name
     }
 }

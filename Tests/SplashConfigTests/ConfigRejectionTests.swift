@@ -1,0 +1,262 @@
+import SplashConfig
+import SplashCore
+import Testing
+
+/// Configs `splashd check` must reject, with the message and line it must print.
+@Suite struct ConfigRejectionTests {
+    /// The error parsing `text` as `splashd.toml` throws, or `nil` if it is accepted.
+    func rejection(_ text: String, catalog: PluginCatalog = PluginCatalog()) -> ConfigError? {
+        do {
+            _ = try ConfigLoader.parse(text, file: "splashd.toml", catalog: catalog)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func cycleIsNamedAtTheStepsAfterKey() {
+        let error = rejection(
+            """
+            [splash]
+            timeout = "10s"
+
+            [[step]]
+            id = "a"
+            plugin = "signal"
+            after = ["c"]
+
+            [[step]]
+            id = "b"
+            plugin = "signal"
+            after = ["a"]
+
+            [[step]]
+            id = "c"
+            plugin = "signal"
+            after = ["b"]
+            """
+        )
+        #expect(error == ConfigError(file: "splashd.toml", line: 7, message: "dependency cycle: a -> c -> b -> a"))
+        #expect(error?.description == "splashd.toml:7: dependency cycle: a -> c -> b -> a")
+    }
+
+    @Test func selfDependencyIsACycle() {
+        let error = rejection("[[step]]\nid = \"a\"\nplugin = \"signal\"\nafter = [\"a\"]\n")
+        #expect(error == ConfigError(file: "splashd.toml", line: 4, message: "dependency cycle: a -> a"))
+    }
+
+    @Test func unknownDependency() {
+        let error = rejection(
+            """
+            [[step]]
+            id = "a"
+            plugin = "signal"
+
+            [[step]]
+            id = "b"
+            plugin = "signal"
+            after = [
+              "a",
+              "nope",
+            ]
+            """
+        )
+        #expect(error?.line == 8)
+        #expect(error?.message == "step \"b\" depends on unknown step \"nope\"")
+    }
+
+    @Test func duplicateIDPointsAtTheSecondOne() {
+        let error = rejection(
+            """
+            [[step]]
+            id = "a"
+            plugin = "signal"
+
+            [[step]]
+            plugin = "signal"
+            id = "a"
+            """
+        )
+        #expect(error == ConfigError(file: "splashd.toml", line: 7, message: "duplicate step id \"a\""))
+    }
+
+    @Test func unknownPlugin() {
+        let error = rejection("[[step]]\nid = \"a\"\n\n\nplugin = \"teleport\"\n")
+        #expect(error == ConfigError(file: "splashd.toml", line: 5, message: "step \"a\" uses unknown plugin \"teleport\""))
+        // Known through a manifest: accepted.
+        let catalog = PluginCatalog(manifests: [
+            "teleport": PluginManifest(name: "teleport", executable: "/bin/true", manifestPath: "/x/teleport.toml")
+        ])
+        #expect(rejection("[[step]]\nid = \"a\"\nplugin = \"teleport\"\n", catalog: catalog) == nil)
+    }
+
+    @Test func badStepDuration() {
+        let error = rejection(
+            """
+            # splashd
+
+            [[step]]
+            id = "other"
+            plugin = "signal"
+            timeout = "1s"
+
+            [[step]]
+            id = "fetch"
+            plugin = "config-fetch"
+            timeout = "5 seconds"
+            """
+        )
+        #expect(error?.line == 11)
+        #expect(error?.message.hasPrefix("step \"fetch\": bad duration \"5 seconds\" for timeout: expected a number with a unit") == true)
+    }
+
+    @Test func badSplashDuration() {
+        let error = rejection("[splash]\nmin_display = \"1s\"\nslow_after = \"soon\"\n")
+        #expect(error?.line == 3)
+        #expect(error?.message.hasPrefix("bad duration \"soon\" for slow_after in [splash]: expected a number") == true)
+    }
+
+    @Test func badRetryBackoffInSubTable() {
+        let error = rejection("[[step]]\nid = \"a\"\nplugin = \"signal\"\n[step.retry]\nattempts = 2\nbackoff = \"x\"\n")
+        #expect(error?.line == 6)
+        #expect(error?.message.hasPrefix("step \"a\": bad duration \"x\" for retry.backoff: ") == true)
+    }
+
+    @Test func zeroStepTimeout() {
+        let error = rejection("[[step]]\nid = \"a\"\nplugin = \"signal\"\ntimeout = \"0\"\n")
+        #expect(error == ConfigError(file: "splashd.toml", line: 4, message: "step \"a\": timeout must be greater than zero"))
+    }
+
+    @Test(arguments: [
+        ("[splash]\nmin_display = \"1s\"\nmin_dispaly = \"2s\"\n", 3, "unknown key \"min_dispaly\" in [splash]"),
+        ("[socket]\nowner = \"root\"\n", 2, "unknown key \"owner\" in [socket]"),
+        ("title = \"x\"\n[splash]\n", 1, "unknown key \"title\""),
+        ("[splash]\n[sockets]\npath = \"/x\"\n", 2, "unknown key \"sockets\""),
+        ("[[step]]\nid = \"a\"\nplugin = \"signal\"\nretries = 3\n", 4, "step \"a\": unknown key \"retries\""),
+        ("[[step]]\nplugin = \"signal\"\nretries = 3\n", 3, "step #1: unknown key \"retries\""),
+        (
+            "[[step]]\nid = \"a\"\nplugin = \"signal\"\nretry = { attempts = 2, delay = \"1s\" }\n", 4,
+            "step \"a\": unknown key \"retry.delay\""
+        ),
+        (
+            "[[step]]\nid = \"a\"\nplugin = \"signal\"\n[step.retry]\nattempts = 2\ndelay = \"1s\"\n", 6,
+            "step \"a\": unknown key \"retry.delay\""
+        ),
+    ])
+    func unknownKeys(text: String, line: Int, message: String) {
+        #expect(rejection(text) == ConfigError(file: "splashd.toml", line: line, message: message))
+    }
+
+    @Test func unknownKeysInsideOptionsAreFine() {
+        let text = "[[step]]\nid = \"a\"\nplugin = \"signal\"\n[step.options]\nanything = 1\nnested = { goes = true }\n"
+        #expect(rejection(text) == nil)
+    }
+
+    @Test(arguments: [
+        (
+            "[splash]\nallow_offline = \"yes\"\n", 2,
+            "wrong type for allow_offline in [splash]: expected a boolean, found a string"
+        ),
+        ("[splash]\ntimeout = 10\n", 2, "wrong type for timeout in [splash]: expected a string, found an integer"),
+        ("splash = 3\n", 1, "wrong type for splash: expected a table, found an integer"),
+        ("[socket]\npath = 1\n", 2, "wrong type for path in [socket]: expected a string, found an integer"),
+        (
+            "[socket]\nmode = true\n", 2,
+            "wrong type for mode in [socket]: expected a string or an integer, found a boolean"
+        ),
+        (
+            "[[step]]\nid = \"a\"\nplugin = \"signal\"\ncritical = \"no\"\n", 4,
+            "step \"a\": wrong type for critical: expected a boolean, found a string"
+        ),
+        (
+            "[[step]]\nid = \"a\"\nplugin = \"signal\"\nafter = \"b\"\n", 4,
+            "step \"a\": wrong type for after: expected an array of strings, found a string"
+        ),
+        (
+            "[[step]]\nid = \"a\"\nplugin = \"signal\"\nafter = [\"b\", 2]\n", 4,
+            "step \"a\": wrong type for after[1]: expected a string, found an integer"
+        ),
+        (
+            "[[step]]\nid = \"a\"\nplugin = \"signal\"\nretry = 3\n", 4,
+            "step \"a\": wrong type for retry: expected a table, found an integer"
+        ),
+        (
+            "[[step]]\nid = \"a\"\nplugin = \"signal\"\nretry = { attempts = \"3\" }\n", 4,
+            "step \"a\": wrong type for retry.attempts: expected an integer, found a string"
+        ),
+        (
+            "[[step]]\nid = \"a\"\nplugin = \"signal\"\noptions = [1]\n", 4,
+            "step \"a\": wrong type for options: expected a table, found an array"
+        ),
+        ("[[step]]\nid = 7\nplugin = \"signal\"\n", 2, "step #1: wrong type for id: expected a string, found an integer"),
+        (
+            "[[step]]\nid = \"a\"\nplugin = \"signal\"\nlabel = 1.5\n", 4,
+            "step \"a\": wrong type for label: expected a string, found a floating-point number"
+        ),
+        ("[step]\nid = \"a\"\n", 1, "\"step\" must be an array of tables: write [[step]], not [step]"),
+        ("step = [1]\n", 1, "wrong type for step #1: expected a table, found an integer"),
+    ])
+    func wrongTypes(text: String, line: Int, message: String) {
+        #expect(rejection(text) == ConfigError(file: "splashd.toml", line: line, message: message))
+    }
+
+    @Test func missingIDOrPlugin() {
+        #expect(
+            rejection("[[step]]\nid = \"a\"\nplugin = \"signal\"\n\n[[step]]\nplugin = \"signal\"\n")
+                == ConfigError(file: "splashd.toml", line: 5, message: "step #2: missing required key \"id\"")
+        )
+        #expect(
+            rejection("[[step]]\nid = \"a\"\nlabel = \"A\"\n")
+                == ConfigError(file: "splashd.toml", line: 1, message: "step \"a\": missing required key \"plugin\"")
+        )
+        #expect(
+            rejection("[[step]]\nid = \"\"\nplugin = \"signal\"\n")
+                == ConfigError(file: "splashd.toml", line: 2, message: "step #1: id must not be empty")
+        )
+    }
+
+    @Test func retryAttemptsMustBePositive() {
+        #expect(
+            rejection("[[step]]\nid = \"a\"\nplugin = \"signal\"\nretry = { attempts = 0 }\n")
+                == ConfigError(
+                    file: "splashd.toml", line: 4,
+                    message: "step \"a\": retry.attempts must be at least 1 (it counts the first try)"
+                )
+        )
+    }
+
+    @Test(arguments: ["\"0668\"", "\"rw-rw----\"", "\"01777\"", "\"\"", "\"-1\"", "660", "-1", "0o1000"])
+    func badSocketModes(value: String) {
+        let error = rejection("[socket]\npath = \"/run/s.sock\"\nmode = \(value)\n")
+        #expect(error?.line == 3)
+        #expect(error?.message.hasPrefix("bad mode ") == true)
+        #expect(error?.message.contains("expected octal permission bits up to 0777") == true)
+    }
+
+    @Test func relativeSocketPath() {
+        #expect(
+            rejection("[socket]\npath = \"run/s.sock\"\n")
+                == ConfigError(file: "splashd.toml", line: 2, message: "socket path \"run/s.sock\" must be absolute")
+        )
+    }
+
+    @Test func tomlSyntaxErrorUsesTheParsersLine() throws {
+        let error = try #require(rejection("[splash]\ntimeout = \"1s\"\n\nmin_display = \"1s\n"))
+        #expect(error.file == "splashd.toml")
+        #expect(error.line == 4)
+        #expect(error.message.hasPrefix("TOML syntax error: "))
+        let duplicate = try #require(rejection("[splash]\ntimeout = \"1s\"\ntimeout = \"2s\"\n"))
+        #expect(duplicate.line == 3)
+    }
+
+    @Test func unreadableFile() {
+        do {
+            _ = try ConfigLoader.load(path: "/nonexistent/splashd.toml", catalog: PluginCatalog())
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.file == "/nonexistent/splashd.toml")
+            #expect(error.line == nil)
+            #expect(error.description == "/nonexistent/splashd.toml: cannot read config: No such file or directory")
+        }
+    }
+}
