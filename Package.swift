@@ -92,7 +92,8 @@ let package = Package(
         .testTarget(name: "SplashClientTests", dependencies: ["SplashClient", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["SplashClient", "SplashCore", "TestSupport"],
+            // The executables are dependencies so `swift test` builds them; the tests run the binaries.
+            dependencies: ["SplashClient", "SplashCore", "TestSupport", "splashd", "splashctl"],
             swiftSettings: strict
         ),
     ],

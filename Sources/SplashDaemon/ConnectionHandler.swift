@@ -184,7 +184,16 @@ final class ConnectionHandler: ChannelInboundHandler {
     // MARK: Subscription
 
     private func subscribe() {
-        guard subscriber == nil, let context else { return }
+        guard let context else { return }
+        if subscriber != nil {
+            // Subscribed already: the current state again, at once, as for a first subscribe.
+            if let latest = broadcaster.latest, latest.seq >= lastSeq {
+                lastSeq = latest.seq
+                pendingState = nil
+                context.write(wrapOutboundOut(latest.bytes), promise: nil)
+            }
+            return
+        }
         let subscriber = ConnectionSubscriber(handler: NIOLoopBound(self, eventLoop: context.eventLoop), eventLoop: context.eventLoop)
         self.subscriber = subscriber
         if let latest = broadcaster.subscribe(subscriber) { offer(latest) }

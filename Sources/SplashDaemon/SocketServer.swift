@@ -9,11 +9,18 @@ import SplashCore
 /// The Unix socket the daemon serves the protocol on.
 public final class SocketServer: Sendable {
     /// Where the listening socket comes from.
-    public enum Endpoint: Sendable, Equatable {
+    public enum Endpoint: Sendable, Equatable, CustomStringConvertible {
         /// Bind a socket file at `path` with permission `mode`, owned by group `group` when set.
         case path(String, mode: mode_t, group: gid_t?)
         /// A listening socket handed over by systemd (socket activation).
         case inherited(CInt)
+
+        public var description: String {
+            switch self {
+            case .path(let path, let mode, _): "\(path) (mode \(String(mode, radix: 8)))"
+            case .inherited(let fd): "socket-activated fd \(fd)"
+            }
+        }
     }
 
     /// Why the server could not start.

@@ -1,0 +1,173 @@
+import Foundation
+import SplashClient
+import SplashCore
+import Testing
+import TestSupport
+
+/// Bad input, slow clients and permissions against the real daemon.
+@Suite struct ProtocolEndToEndTests {
+    static let holdingConfig = """
+        [splash]
+        min_display = "0ms"
+
+        [[step]]
+        id = "hold"
+        plugin = "signal"
+        """
+
+    @Test func garbageGetsBadRequestAndTheConnectionStaysUsable() throws {
+        let daemon = try DaemonProcess(config: Self.holdingConfig)
+        let client = try daemon.connect()
+        for garbage in ["garbage", "[1,2,3]", #"{"cmd":"fly"}"#, "{\"cmd\":\u{0}}", #"{"cmd":"complete"}"#] {
+            try client.sendRaw(Array((garbage + "\n").utf8))
+            guard case .error(let error) = try client.receive(timeout: .seconds(5)) else {
+                Issue.record("no error for \(garbage)")
+                continue
+            }
+            #expect(error.code == "bad-request")
+        }
+        try client.sendRaw([0xFF, 0xFE, 0x00, 0x0A])
+        guard case .error(let binary) = try client.receive(timeout: .seconds(5)) else {
+            Issue.record("no error for binary garbage")
+            return
+        }
+        #expect(binary.code == "bad-request")
+        #expect(try client.request(.ping) == .ok(id: 1))
+        #expect(daemon.isRunning)
+    }
+
+    @Test func oversizedLineIsRefusedAndClosedWhileOthersAreServed() throws {
+        let daemon = try DaemonProcess(config: Self.holdingConfig)
+        let bystander = try daemon.connect()
+        let client = try daemon.connect()
+        try client.sendRaw(Array(repeating: UInt8(ascii: "x"), count: 70 * 1024))
+        guard case .error(let error) = try client.receive(timeout: .seconds(5)) else {
+            Issue.record("no line-too-long error")
+            return
+        }
+        #expect(error.code == "line-too-long")
+        #expect(throws: ClientError.connectionClosed) { _ = try client.receive(timeout: .seconds(5)) }
+        #expect(try bystander.request(.ping) == .ok(id: 1))
+        #expect(daemon.isRunning)
+    }
+
+    @Test func aSubscriberThatNeverReadsDoesNotHoldBackAnother() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let plugins = try ScriptPlugins(in: dir)
+        // 400 state changes of ~8 KiB each: far more than the socket buffers of a client that never reads.
+        try plugins.add("chatty", """
+            pad=$(head -c 8000 /dev/zero | tr '\\0' 'x')
+            for i in $(seq 1 400); do
+              echo "{\\"message\\":\\"update $i $pad\\"}"
+              sleep 0.002
+            done
+            """)
+        let daemon = try DaemonProcess(
+            config: """
+                [splash]
+                min_display = "0ms"
+                exit_animation = "100ms"
+
+                [[step]]
+                id = "chatty"
+                plugin = "chatty"
+                """,
+            pluginDirectories: [plugins.directory]
+        )
+        let stuck = try daemon.connect()
+        #expect(try stuck.request(.subscribe) == .ok(id: 1))
+        let reader = try daemon.connect()
+        var seqs: [UInt64] = []
+        let finished = try reader.follow(timeout: .seconds(60)) { state, _ in
+            seqs.append(state.seq)
+            return state.phase != .finished
+        }
+        #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $1 == $0 + 1 }, "the reading subscriber saw every state")
+        #expect(seqs.count > 400)
+        // The stuck subscriber now reads: it skipped states but ends with the latest one.
+        var stuckStates: [StateMessage] = []
+        while stuckStates.last?.phase != .finished {
+            guard case .state(let state) = try stuck.receive(timeout: .seconds(10)) else { continue }
+            stuckStates.append(state)
+        }
+        #expect(stuckStates.last?.seq == finished.seq)
+        #expect(stuckStates.count < seqs.count)
+        #expect(zip(stuckStates, stuckStates.dropFirst()).allSatisfy { $1.seq > $0.seq })
+        #expect(daemon.isRunning)
+    }
+
+    @Test func checkRejectsACycleWithExitCode78AndNamesIt() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = try dir.write("cycle.toml", """
+            [[step]]
+            id = "a"
+            plugin = "signal"
+            after = ["b"]
+
+            [[step]]
+            id = "b"
+            plugin = "signal"
+            after = ["a"]
+            """)
+        let result = try ProcessRunner.run(Binaries.splashd, ["check", "--config", path])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("\(path):"))
+        #expect(result.stderr.contains("a -> b -> a") || result.stderr.contains("b -> a -> b"))
+
+        let good = try dir.write("good.toml", Self.holdingConfig)
+        let ok = try ProcessRunner.run(Binaries.splashd, ["check", "--config", good])
+        #expect(ok.status == 0)
+        #expect(ok.stdout.contains("OK"))
+    }
+
+    @Test func anUnprivilegedPeerIsRefusedControlButMayWatch() throws {
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            print("skipped: needs root and setpriv to act as another user")
+            return
+        }
+        let daemon = try DaemonProcess(config: Self.holdingConfig, socketMode: "0666", controlGroup: "users")
+        chmod(daemon.directory.path, 0o755)
+        func splashctl(_ groups: [String], _ arguments: [String]) throws -> CommandResult {
+            let groupArguments = groups.isEmpty ? ["--clear-groups"] : ["--groups=\(groups.joined(separator: ","))"]
+            return try ProcessRunner.run(
+                "/usr/bin/setpriv",
+                ["--reuid=65534", "--regid=65534"] + groupArguments + [Binaries.splashctl, "--socket", daemon.socketPath] + arguments
+            )
+        }
+        let nobodyPing = try splashctl([], ["ping"])
+        #expect(nobodyPing.status == 0, "\(nobodyPing.stderr)")
+        let nobodyRetry = try splashctl([], ["retry"])
+        #expect(nobodyRetry.status != 0)
+        #expect(nobodyRetry.stderr.contains("needs root"))
+        let nobodyComplete = try splashctl([], ["complete", "hold"])
+        #expect(nobodyComplete.status != 0)
+        // A member of control_group may; retry is then refused only for the phase.
+        let memberRetry = try splashctl(["100"], ["retry"])
+        #expect(memberRetry.status != 0)
+        #expect(memberRetry.stderr.contains("only possible in phase error"))
+        let memberComplete = try splashctl(["100"], ["complete", "hold"])
+        #expect(memberComplete.status == 0, "\(memberComplete.stderr)")
+    }
+
+    @Test func aStaleSocketFileIsReplacedButALiveOneIsNot() throws {
+        let first = try DaemonProcess(config: Self.holdingConfig)
+        // A second daemon on the same live socket must refuse to start and leave it alone.
+        let second = try ProcessRunner.run(
+            Binaries.splashd,
+            ["--config", first.directory.file("splashd.toml"), "--state-dir", first.directory.file("state")]
+        )
+        #expect(second.status != 0)
+        #expect(second.stderr.contains("already serving"))
+        #expect(try first.connect().request(.ping) == .ok(id: 1))
+        // After a crash (SIGKILL) the socket file stays behind; the next start replaces it.
+        kill(first.pid, SIGKILL)
+        _ = first.stop()
+        #expect(FileManager.default.fileExists(atPath: first.socketPath))
+        let restarted = try DaemonProcess(
+            config: (try String(contentsOfFile: first.directory.file("splashd.toml"), encoding: .utf8))
+        )
+        #expect(try restarted.connect().request(.ping) == .ok(id: 1))
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import SplashClient
+import SplashCore
+
+/// A real `splashd` process on a private socket, config, state and plugin directory.
+public final class DaemonProcess: @unchecked Sendable {
+    public let directory: TemporaryDirectory
+    public let socketPath: String
+    public let logPath: String
+    private let process = Process()
+    private let exited = DispatchSemaphore(value: 0)
+
+    /// Writes `config` (TOML; a `[socket]` section is added unless present) and starts the daemon.
+    /// Returns once the socket accepts clients.
+    public init(
+        config: String,
+        pluginDirectories: [String] = [],
+        extraArguments: [String] = [],
+        environment: [String: String] = [:],
+        socketMode: String = "0660",
+        controlGroup: String? = nil
+    ) throws {
+        directory = try TemporaryDirectory()
+        socketPath = directory.file("splashd.sock")
+        logPath = directory.file("splashd.log")
+        var text = config
+        if !text.contains("[socket]") {
+            text += "\n[socket]\npath = \"\(socketPath)\"\nmode = \"\(socketMode)\"\n"
+            if let controlGroup { text += "control_group = \"\(controlGroup)\"\n" }
+        }
+        let configPath = try directory.write("splashd.toml", text)
+        try FileManager.default.createDirectory(atPath: directory.file("state"), withIntermediateDirectories: true)
+        process.executableURL = URL(fileURLWithPath: Binaries.splashd)
+        process.arguments =
+            ["--config", configPath, "--state-dir", directory.file("state"), "--verbose"]
+            + pluginDirectories.flatMap { ["--plugin-dir", $0] } + extraArguments
+        var env = ProcessInfo.processInfo.environment
+        env["SWIFT_BACKTRACE"] = "enable=no"
+        env.removeValue(forKey: "NOTIFY_SOCKET")
+        env.removeValue(forKey: "LISTEN_FDS")
+        env.removeValue(forKey: "JOURNAL_STREAM")
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        process.standardError = log
+        process.standardOutput = log
+        process.standardInput = FileHandle.nullDevice
+        process.terminationHandler = { [exited] _ in exited.signal() }
+        try process.run()
+        try waitUntilServing()
+    }
+
+    public var pid: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Connects a new client.
+    public func connect() throws -> SplashConnection { try SplashConnection(path: socketPath, timeout: .seconds(5)) }
+
+    /// Bounded wait for the socket to accept a client (or the daemon to die).
+    private func waitUntilServing(timeout: Duration = .seconds(20)) throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if !process.isRunning {
+                throw DaemonFailure(message: "splashd exited with \(process.terminationStatus) before serving:\n\(log)")
+            }
+            if let connection = try? SplashConnection(path: socketPath, timeout: .seconds(1)) {
+                connection.close()
+                return
+            }
+            usleep(10_000)
+        }
+        throw DaemonFailure(message: "splashd did not serve \(socketPath) within \(timeout):\n\(log)")
+    }
+
+    /// SIGTERM, then waits for the exit; returns the exit status.
+    @discardableResult
+    public func stop(timeout: Duration = .seconds(20)) -> Int32 {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGTERM)
+            let seconds = Double(timeout.components.seconds)
+            if exited.wait(timeout: .now() + seconds) == .timedOut {
+                kill(process.processIdentifier, SIGKILL)
+                exited.wait()
+            }
+        }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        directory.remove()
+    }
+}
+
+public struct DaemonFailure: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
