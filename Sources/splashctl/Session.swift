@@ -1,0 +1,61 @@
+import ArgumentParser
+import Glibc
+import SplashClient
+import SplashCore
+
+/// Opens the connection for a subcommand and turns client errors into messages and exit statuses.
+struct Session {
+    /// The socket path: `--socket`, else `$SPLASHD_SOCKET`, else the default.
+    var path: String
+
+    init(socket: String?) {
+        var environment: [String: String] = [:]
+        if let value = getenv("SPLASHD_SOCKET") { environment["SPLASHD_SOCKET"] = String(cString: value) }
+        path = socket ?? SocketDefaults.path(environment: environment)
+    }
+
+    /// Connects, runs `body`, and exits with its status; client errors go to stderr with their status.
+    func run(_ body: (SplashConnection) throws(ClientError) -> Int32) throws(ExitCode) {
+        let status: Int32
+        do {
+            let connection = try SplashConnection(path: path)
+            defer { connection.close() }
+            status = try body(connection)
+        } catch {
+            Output.error(error.description)
+            throw ExitCode(error.exitCode)
+        }
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// Sends a control command: silent on `ok`, the daemon's message on `error`.
+    func control(_ command: SplashCore.Request.Command) throws(ExitCode) {
+        try run { connection throws(ClientError) in
+            switch try connection.request(command) {
+            case .ok: return 0
+            case .error(let error): throw ClientError.rejected(error)
+            default: throw ClientError.invalidMessage("unexpected reply to \(command.name)")
+            }
+        }
+    }
+}
+
+/// Unbuffered writes to stdout and stderr (no global `FILE*` under strict concurrency).
+enum Output {
+    /// Writes `text` to stdout.
+    static func out(_ text: String) { write(text, to: 1) }
+
+    /// Writes `splashctl: message` and a newline to stderr.
+    static func error(_ message: String) { write("splashctl: \(message)\n", to: 2) }
+
+    private static func write(_ text: String, to fd: Int32) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
+    }
+}

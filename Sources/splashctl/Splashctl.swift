@@ -1,0 +1,23 @@
+import ArgumentParser
+import SplashCore
+
+/// `splashctl`: inspect and control splashd over its socket.
+@main
+struct Splashctl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "splashctl",
+        abstract: "Inspect and control the splash screen daemon (splashd).",
+        discussion: """
+            Exit status: 0 success; 1 the daemon refused the command; 64 bad usage; 69 splashd is not \
+            running or went away; 74 I/O error; 75 timed out; 76 unexpected reply; 77 permission denied.
+            """,
+        version: splashdVersion,
+        subcommands: [
+            Status.self, Watch.self, Wait.self, Ping.self,
+            Retry.self, ContinueOffline.self, Dismissed.self, Complete.self, Action.self, Open.self, Relaunch.self,
+        ]
+    )
+
+    @Option(help: ArgumentHelp("The daemon's socket.", discussion: "Default: $SPLASHD_SOCKET, else \(SocketDefaults.path)."))
+    var socket: String?
+}
