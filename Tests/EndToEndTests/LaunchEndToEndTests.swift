@@ -125,7 +125,7 @@ import TestSupport
         #expect(error.error?.message == "This is taking longer than expected")
         #expect(error.steps[0].status == .running)
         // The device appears: no command needed, the launch moves on.
-        FileManager.default.createFile(atPath: dir.file("card0"), contents: nil)
+        _ = FileManager.default.createFile(atPath: dir.file("card0"), contents: nil)
         var phases: [Phase] = []
         try renderer.follow(timeout: .seconds(20)) { state, _ in
             phases.append(state.phase)

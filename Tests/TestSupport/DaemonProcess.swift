@@ -1,5 +1,5 @@
 import Foundation
-import SplashClient
+public import SplashClient
 import SplashCore
 
 /// A real `splashd` process on a private socket, config, state and plugin directory.
@@ -41,7 +41,7 @@ public final class DaemonProcess: @unchecked Sendable {
         env.removeValue(forKey: "JOURNAL_STREAM")
         env.merge(environment) { _, new in new }
         process.environment = env
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardError = log
         process.standardOutput = log
