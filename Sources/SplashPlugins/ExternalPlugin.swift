@@ -113,7 +113,10 @@ public struct ExternalPlugin: StepPlugin {
                     let lastErrorLine = Task {
                         try await PluginOutputReader.readErrors(errors, logger: logger)
                     }
-                    return try await Collected(facts: facts.value, lastErrorLine: lastErrorLine.value)
+                    // Both readers finish before the body ends and run closes the descriptors.
+                    let factsResult = await facts.result
+                    let lastErrorLineResult = await lastErrorLine.result
+                    return Collected(facts: try factsResult.get(), lastErrorLine: try lastErrorLineResult.get())
                 }
             } onCancel: {
                 lifecycle.cancel()
