@@ -71,6 +71,12 @@ public struct ExternalPlugin: StepPlugin {
         try checkExecutable()
 
         let lifecycle = GroupLifecycle()
+        // Reports of an abandoned attempt would only confuse renderers.
+        let report: @Sendable (StepReport) -> Void = { report in
+            if !lifecycle.isCancelled {
+                context.report(report)
+            }
+        }
         let environment = PluginEnvironment.variables(for: context.run)
         var options = PlatformOptions()
         options.processGroupID = 0
@@ -98,9 +104,19 @@ public struct ExternalPlugin: StepPlugin {
                     lifecycle.started(group: execution.processIdentifier.value)
                     let output = execution.standardOutput
                     let errors = execution.standardError
-                    async let facts = PluginOutputReader.readOutput(output, report: context.report, logger: logger)
-                    async let lastErrorLine = PluginOutputReader.readErrors(errors, logger: logger)
-                    return try await Collected(facts: facts, lastErrorLine: lastErrorLine)
+                    // Not child tasks: reads in a cancelled task stop at once, but after a
+                    // cancellation the plugin's shutdown output is still read (and logged) until
+                    // it exits, so that it does not die of SIGPIPE while cleaning up.
+                    let facts = Task {
+                        try await PluginOutputReader.readOutput(output, report: report, logger: logger)
+                    }
+                    let lastErrorLine = Task {
+                        try await PluginOutputReader.readErrors(errors, logger: logger)
+                    }
+                    // Both readers finish before the body ends and run closes the descriptors.
+                    let factsResult = await facts.result
+                    let lastErrorLineResult = await lastErrorLine.result
+                    return Collected(facts: try factsResult.get(), lastErrorLine: try lastErrorLineResult.get())
                 }
             } onCancel: {
                 lifecycle.cancel()
@@ -114,6 +130,9 @@ public struct ExternalPlugin: StepPlugin {
             await tearDownLeftovers(ProcessGroup(id: group), termSentAt: lifecycle.termSentAt, logger: logger)
         }
         if Task.isCancelled {
+            if case .success(let result) = outcome, result.terminationStatus == .signaled(SIGKILL) {
+                logger.notice("plugin ignored SIGTERM for \(grace); sent SIGKILL")
+            }
             throw CancellationError()
         }
         switch outcome {

@@ -23,6 +23,9 @@ final class GroupLifecycle: Sendable {
     /// The process group id, once the process was spawned.
     var group: pid_t? { state.withLock { $0.group } }
 
+    /// Whether the run was cancelled.
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
     /// When SIGTERM was sent to the group because of cancellation.
     var termSentAt: ContinuousClock.Instant? { state.withLock { $0.termSentAt } }
 

@@ -1,0 +1,101 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SplashCore
+@testable import SplashPlugins
+import Testing
+
+@Suite("ExternalPlugin: environment and process setup", .timeLimit(.minutes(1)))
+struct ExternalPluginEnvironmentTests {
+    @Test func passesStepVariablesOptionsAndFacts() async throws {
+        let fixture = try PluginFixture()
+        let out = fixture.path("out")
+        let path = try fixture.script("env.sh", """
+            #!/bin/sh
+            out="$SPLASHD_OPT_OUT"
+            printf '%s' "$SPLASHD_STEP" > "$out.step"
+            printf '%s' "$SPLASHD_LAUNCH" > "$out.launch"
+            printf '%s' "$SPLASHD_ATTEMPT" > "$out.attempt"
+            printf '%s' "$SPLASHD_OPTIONS" > "$out.options"
+            printf '%s' "$SPLASHD_FACTS" > "$out.facts"
+            printf '%s|%s|%s|%s' "$SPLASHD_OPT_RETRY_DELAY" "$SPLASHD_OPT_FULLSCREEN" "$SPLASHD_OPT_COUNT" \
+                "$SPLASHD_OPT_SERVER_URL" > "$out.scalars"
+            printf '%s' "${SPLASHD_OPT_NESTED-unset}|${SPLASHD_OPT_LIST-unset}|${SPLASHD_OPT_NOTHING-unset}" > "$out.nonscalars"
+            printf '%s' "$PATH" > "$out.path"
+            """)
+        let options: [String: JSONValue] = [
+            "out": .string(out),
+            "retry-delay": .number(1.5),
+            "fullscreen": .bool(true),
+            "count": .number(3),
+            "server.url": .string("https://example.com/a b"),
+            "nested": .object(["a": .number(1)]),
+            "list": .array([.string("x")]),
+            "nothing": .null,
+        ]
+        let facts: [String: Facts] = ["network": ["reachable": .bool(true)], "gpu": ["device": .string("/dev/dri/card0")]]
+        let context = fixture.context(step: "kiosk-app", options: options, dependencyFacts: facts, launch: "L7", attempt: 2)
+
+        let result = try await fixture.plugin(path).run(context)
+
+        #expect(result == [:])
+        #expect(fixture.read("out.step") == "kiosk-app")
+        #expect(fixture.read("out.launch") == "L7")
+        #expect(fixture.read("out.attempt") == "2")
+        #expect(fixture.read("out.scalars") == "1.5|true|3|https://example.com/a b")
+        #expect(fixture.read("out.nonscalars") == "unset|unset|unset")
+        // The daemon's own environment is passed on.
+        #expect(fixture.read("out.path") == ProcessInfo.processInfo.environment["PATH"])
+        let decodedOptions = try JSONDecoder().decode([String: JSONValue].self, from: Data((fixture.read("out.options") ?? "").utf8))
+        #expect(decodedOptions == options)
+        let decodedFacts = try JSONDecoder().decode([String: Facts].self, from: Data((fixture.read("out.facts") ?? "").utf8))
+        #expect(decodedFacts == facts)
+    }
+
+    @Test func runsWithoutShellInOwnGroupWithNullStdin() async throws {
+        let fixture = try PluginFixture()
+        let out = fixture.path("out")
+        // No shebang interpretation by a shell of ours: argv[0] is the executable itself.
+        let path = try fixture.script("setup.sh", """
+            #!/bin/sh
+            out="$SPLASHD_OPT_OUT"
+            readlink /proc/self/fd/0 > "$out.stdin"
+            # Fields after the command name in /proc/PID/stat: state ppid pgrp session ...
+            stat=$(cat /proc/$$/stat)
+            set -- ${stat##*) }
+            printf '%s %s\\n' "$$" "$3" > "$out.group"
+            printf '%s' "$0" > "$out.argv0"
+            """)
+        _ = try await fixture.plugin(path).run(fixture.context(options: ["out": .string(out)]))
+
+        #expect(fixture.read("out.stdin") == "/dev/null\n")
+        let group = (fixture.read("out.group") ?? "").split { $0 == " " || $0 == "\n" }
+        #expect(group.count == 2)
+        #expect(group.first == group.last, "the plugin leads its own process group: pid and pgrp \(group)")
+        #expect(fixture.read("out.argv0") == path)
+    }
+
+    @Test(arguments: [
+        ("path", "SPLASHD_OPT_PATH"),
+        ("retry-delay", "SPLASHD_OPT_RETRY_DELAY"),
+        ("server.url", "SPLASHD_OPT_SERVER_URL"),
+        ("a b/c", "SPLASHD_OPT_A_B_C"),
+        ("émoji", "SPLASHD_OPT__MOJI"),
+        ("x9", "SPLASHD_OPT_X9"),
+    ])
+    func optionVariableNames(key: String, expected: String) {
+        #expect(PluginEnvironment.optionVariableName(for: key) == expected)
+    }
+
+    @Test func scalarOptionTexts() {
+        #expect(PluginEnvironment.scalarText(.number(3)) == "3")
+        #expect(PluginEnvironment.scalarText(.number(-0.25)) == "-0.25")
+        #expect(PluginEnvironment.scalarText(.bool(false)) == "false")
+        #expect(PluginEnvironment.scalarText(.string("a\"b")) == "a\"b")
+        #expect(PluginEnvironment.scalarText(.null) == nil)
+        #expect(PluginEnvironment.scalarText(.array([])) == nil)
+        #expect(PluginEnvironment.scalarText(.object([:])) == nil)
+    }
+}

@@ -1,0 +1,154 @@
+import SplashCore
+import SplashPlugins
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("ExternalPlugin: cancellation and leftover processes", .timeLimit(.minutes(1)))
+struct ExternalPluginTeardownTests {
+    /// A script that starts a TERM-ignoring grandchild (pid to `grandchild.pid`), says ready, waits.
+    private static let stubbornScript = """
+        #!/bin/sh
+        echo $$ > "$SPLASHD_OPT_DIR/main.pid"
+        sh -c 'trap "" TERM; echo $$ > "$0/grandchild.pid.tmp"; mv "$0/grandchild.pid.tmp" "$0/grandchild.pid"; exec sleep 300' "$SPLASHD_OPT_DIR" &
+        while [ ! -e "$SPLASHD_OPT_DIR/grandchild.pid" ]; do sleep 0.01; done
+        echo '{"message":"ready"}'
+        sleep 300
+        """
+
+    @Test func cancellationKillsTheWholeGroupIncludingTermIgnoringGrandchild() async throws {
+        let fixture = try PluginFixture()
+        let path = try fixture.script("stubborn.sh", Self.stubbornScript)
+        let plugin = fixture.plugin(path, grace: .milliseconds(200))
+        let context = fixture.context(step: "stubborn", options: ["dir": .string(fixture.directory)])
+
+        let task = Task { try await plugin.run(context) }
+        #expect(await waitUntil { fixture.reports.messages == ["ready"] })
+        let main = try #require(ProcessProbe.pid(inFile: fixture.path("main.pid")))
+        let grandchild = try #require(ProcessProbe.pid(inFile: fixture.path("grandchild.pid")))
+        #expect(ProcessProbe.isRunning(grandchild))
+
+        let cancelledAt = ContinuousClock.now
+        task.cancel()
+        let outcome = try #require(await result(of: task), "run returns after cancellation")
+        let elapsed = ContinuousClock.now - cancelledAt
+
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        // run returned only after the group was gone.
+        #expect(!ProcessProbe.isRunning(grandchild), "grandchild \(grandchild) outlived the step")
+        #expect(!ProcessProbe.isRunning(main))
+        // The grandchild ignores SIGTERM: it took SIGKILL, after the grace period.
+        #expect(fixture.log.records(containing: "sent SIGKILL").count == 1)
+        #expect(elapsed >= .milliseconds(200))
+        #expect(elapsed < .seconds(5))
+    }
+
+    @Test func cancellationSendsTermFirst() async throws {
+        let fixture = try PluginFixture()
+        let path = try fixture.script("polite.sh", """
+            #!/bin/sh
+            trap 'echo "got TERM" >&2; echo done > "$SPLASHD_OPT_DIR/term"; exit 0' TERM
+            echo '{"message":"ready"}'
+            while :; do sleep 0.05; done
+            """)
+        // A long grace: SIGKILL must not be what ends it.
+        let plugin = fixture.plugin(path, grace: .seconds(20))
+        let context = fixture.context(options: ["dir": .string(fixture.directory)])
+
+        let task = Task { try await plugin.run(context) }
+        #expect(await waitUntil { fixture.reports.messages == ["ready"] })
+        task.cancel()
+        let outcome = try #require(await result(of: task))
+
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        #expect(fixture.read("term") == "done\n")
+        #expect(fixture.log.records(containing: "got TERM").count == 1)
+        #expect(fixture.log.records(containing: "SIGKILL").isEmpty)
+    }
+
+    @Test func cancellationKillsMainProcessThatIgnoresTerm() async throws {
+        let fixture = try PluginFixture()
+        let path = try fixture.script("deaf.sh", """
+            #!/bin/sh
+            trap '' TERM
+            echo $$ > "$SPLASHD_OPT_DIR/main.pid"
+            echo '{"message":"ready"}'
+            while :; do sleep 0.05; done
+            """)
+        let plugin = fixture.plugin(path, grace: .milliseconds(200))
+        let context = fixture.context(options: ["dir": .string(fixture.directory)])
+
+        let task = Task { try await plugin.run(context) }
+        #expect(await waitUntil { fixture.reports.messages == ["ready"] })
+        let main = try #require(ProcessProbe.pid(inFile: fixture.path("main.pid")))
+        let cancelledAt = ContinuousClock.now
+        task.cancel()
+        let outcome = try #require(await result(of: task))
+        let elapsed = ContinuousClock.now - cancelledAt
+
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        #expect(!ProcessProbe.isRunning(main))
+        #expect(elapsed >= .milliseconds(200))
+        #expect(fixture.log.records(containing: "sent SIGKILL").count == 1)
+    }
+
+    @Test func cancelledBeforeStartRunsNothing() async throws {
+        let fixture = try PluginFixture()
+        let path = try fixture.script("never.sh", "#!/bin/sh\ntouch \"$SPLASHD_OPT_DIR/ran\"\n")
+        let plugin = fixture.plugin(path)
+        let context = fixture.context(options: ["dir": .string(fixture.directory)])
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await plugin.run(context)
+        }
+        let outcome = try #require(await result(of: task))
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        #expect(fixture.read("ran") == nil)
+    }
+
+    @Test func mainExitingLeavesNoGrandchildHoldingStdout() async throws {
+        let fixture = try PluginFixture()
+        // The grandchild inherits stdout and keeps it open; the main process exits 0 at once.
+        let path = try fixture.script("leaky.sh", """
+            #!/bin/sh
+            sh -c 'echo $$ > "$0/grandchild.pid.tmp"; mv "$0/grandchild.pid.tmp" "$0/grandchild.pid"; exec sleep 300' "$SPLASHD_OPT_DIR" &
+            while [ ! -e "$SPLASHD_OPT_DIR/grandchild.pid" ]; do sleep 0.01; done
+            echo '{"facts":{"left":"behind"}}'
+            exit 0
+            """)
+        let plugin = fixture.plugin(path, grace: .milliseconds(200))
+        let context = fixture.context(options: ["dir": .string(fixture.directory)])
+
+        let started = ContinuousClock.now
+        let task = Task { try await plugin.run(context) }
+        let outcome = try #require(await result(of: task, within: .seconds(10)), "run must not hang on the open stdout")
+        let elapsed = ContinuousClock.now - started
+
+        #expect(try outcome.get() == ["left": .string("behind")])
+        #expect(elapsed < .seconds(5))
+        let grandchild = try #require(ProcessProbe.pid(inFile: fixture.path("grandchild.pid")))
+        #expect(!ProcessProbe.isRunning(grandchild), "grandchild \(grandchild) outlived the step")
+        #expect(fixture.log.records(containing: "exited after SIGTERM").count == 1)
+    }
+
+    @Test func leftoverThatIgnoresTermIsKilledAfterSuccess() async throws {
+        let fixture = try PluginFixture()
+        let path = try fixture.script("leaky-stubborn.sh", """
+            #!/bin/sh
+            sh -c 'trap "" TERM; echo $$ > "$0/grandchild.pid.tmp"; mv "$0/grandchild.pid.tmp" "$0/grandchild.pid"; exec sleep 300' "$SPLASHD_OPT_DIR" >/dev/null 2>&1 &
+            while [ ! -e "$SPLASHD_OPT_DIR/grandchild.pid" ]; do sleep 0.01; done
+            exit 3
+            """)
+        let plugin = fixture.plugin(path, grace: .milliseconds(200))
+        let context = fixture.context(options: ["dir": .string(fixture.directory)])
+
+        let task = Task { try await plugin.run(context) }
+        let outcome = try #require(await result(of: task))
+
+        #expect(throws: StepFailure.self) { try outcome.get() }
+        let grandchild = try #require(ProcessProbe.pid(inFile: fixture.path("grandchild.pid")))
+        #expect(!ProcessProbe.isRunning(grandchild))
+        #expect(fixture.log.records(containing: "sent SIGKILL").count == 1)
+    }
+}

@@ -1,0 +1,89 @@
+import SplashCore
+import SplashPlugins
+import Testing
+
+@Suite("SignalBoard and the signal built-in", .timeLimit(.minutes(1)))
+struct SignalPluginTests {
+    private func context(step: String, fixture: PluginFixture) -> StepContext {
+        fixture.context(step: step)
+    }
+
+    @Test func completionBeforeWaitingSucceedsAtOnce() async throws {
+        let fixture = try PluginFixture()
+        let board = SignalBoard()
+        await board.complete(step: "first-frame")
+        let facts = try await SignalPlugin(board: board).run(context(step: "first-frame", fixture: fixture))
+        #expect(facts == [:])
+        #expect(await board.waiterCount(step: "first-frame") == 0)
+    }
+
+    @Test func completionWhileWaitingWakesTheStep() async throws {
+        let fixture = try PluginFixture()
+        let board = SignalBoard()
+        let plugin = SignalPlugin(board: board)
+        let context = context(step: "first-frame", fixture: fixture)
+        let task = Task { try await plugin.run(context) }
+        #expect(await waitUntil { await board.waiterCount(step: "first-frame") == 1 })
+
+        // A completion for another step does not wake it.
+        await board.complete(step: "other")
+        #expect(await board.waiterCount(step: "first-frame") == 1)
+
+        await board.complete(step: "first-frame")
+        let outcome = try #require(await result(of: task))
+        #expect(try outcome.get() == [:])
+        #expect(await board.waiterCount(step: "first-frame") == 0)
+    }
+
+    @Test func everyWaiterOfTheStepIsWoken() async throws {
+        let board = SignalBoard()
+        let first = Task { try await board.wait(step: "s") }
+        let second = Task { try await board.wait(step: "s") }
+        #expect(await waitUntil { await board.waiterCount(step: "s") == 2 })
+        await board.complete(step: "s")
+        #expect(try #require(await result(of: first)).get() == ())
+        #expect(try #require(await result(of: second)).get() == ())
+    }
+
+    @Test func resetForgetsCompletions() async throws {
+        let board = SignalBoard()
+        await board.complete(step: "first-frame")
+        #expect(await board.isCompleted(step: "first-frame"))
+        await board.reset()
+        #expect(await !board.isCompleted(step: "first-frame"))
+
+        // After the reset the step waits again, until a new completion.
+        let task = Task { try await board.wait(step: "first-frame") }
+        #expect(await waitUntil { await board.waiterCount(step: "first-frame") == 1 })
+        await board.complete(step: "first-frame")
+        #expect(try #require(await result(of: task)).get() == ())
+    }
+
+    @Test func cancellationThrowsAndLeavesNoWaiter() async throws {
+        let fixture = try PluginFixture()
+        let board = SignalBoard()
+        let plugin = SignalPlugin(board: board)
+        let context = context(step: "first-frame", fixture: fixture)
+        let task = Task { try await plugin.run(context) }
+        #expect(await waitUntil { await board.waiterCount(step: "first-frame") == 1 })
+
+        task.cancel()
+        let outcome = try #require(await result(of: task))
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        #expect(await waitUntil { await board.waiterCount(step: "first-frame") == 0 })
+        // A later completion finds nobody to resume (and does not crash on a stale continuation).
+        await board.complete(step: "first-frame")
+        #expect(await board.isCompleted(step: "first-frame"))
+    }
+
+    @Test func cancelledBeforeWaitingThrows() async throws {
+        let board = SignalBoard()
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await board.wait(step: "never")
+        }
+        let outcome = try #require(await result(of: task))
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        #expect(await board.waiterCount(step: "never") == 0)
+    }
+}

@@ -1,0 +1,39 @@
+import Synchronization
+
+/// The default bound on how long a test waits for an event.
+let eventDeadline: Duration = .seconds(10)
+
+/// Polls `condition` every 10 ms until it holds or `timeout` passes; whether it held.
+func waitUntil(
+    timeout: Duration = eventDeadline,
+    _ condition: () async throws -> Bool
+) async rethrows -> Bool {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while true {
+        if try await condition() { return true }
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+}
+
+/// The result of `task`, or nil (after cancelling it) if it does not finish within `timeout`.
+///
+/// Keeps a hanging plugin run from hanging the test run: the test fails instead.
+func result<Success: Sendable>(
+    of task: Task<Success, any Error>,
+    within timeout: Duration = eventDeadline
+) async -> Result<Success, any Error>? {
+    let slot = Mutex<Result<Success, any Error>?>(nil)
+    let finished = Mutex(false)
+    let watcher = Task {
+        let outcome = await task.result
+        slot.withLock { $0 = outcome }
+        finished.withLock { $0 = true }
+    }
+    _ = watcher
+    guard await waitUntil(timeout: timeout, { finished.withLock { $0 } }) else {
+        task.cancel()
+        return nil
+    }
+    return slot.withLock { $0 }
+}
