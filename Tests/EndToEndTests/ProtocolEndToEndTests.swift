@@ -165,9 +165,7 @@ import TestSupport
         kill(first.pid, SIGKILL)
         _ = first.stop()
         #expect(FileManager.default.fileExists(atPath: first.socketPath))
-        let restarted = try DaemonProcess(
-            config: (try String(contentsOfFile: first.directory.file("splashd.toml"), encoding: .utf8))
-        )
+        let restarted = try DaemonProcess(config: Self.holdingConfig, socketPath: first.socketPath)
         #expect(try restarted.connect().request(.ping) == .ok(id: 1))
     }
 }

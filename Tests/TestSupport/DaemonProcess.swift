@@ -18,14 +18,15 @@ public final class DaemonProcess: @unchecked Sendable {
         extraArguments: [String] = [],
         environment: [String: String] = [:],
         socketMode: String = "0660",
-        controlGroup: String? = nil
+        controlGroup: String? = nil,
+        socketPath: String? = nil
     ) throws {
         directory = try TemporaryDirectory()
-        socketPath = directory.file("splashd.sock")
+        self.socketPath = socketPath ?? directory.file("splashd.sock")
         logPath = directory.file("splashd.log")
         var text = config
         if !text.contains("[socket]") {
-            text += "\n[socket]\npath = \"\(socketPath)\"\nmode = \"\(socketMode)\"\n"
+            text += "\n[socket]\npath = \"\(self.socketPath)\"\nmode = \"\(socketMode)\"\n"
             if let controlGroup { text += "control_group = \"\(controlGroup)\"\n" }
         }
         let configPath = try directory.write("splashd.toml", text)
