@@ -87,8 +87,16 @@ let package = Package(
         ),
         .testTarget(name: "SplashCoreTests", dependencies: ["SplashCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SplashConfigTests", dependencies: ["SplashConfig", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "SplashPluginsTests", dependencies: ["SplashPlugins", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "SplashDaemonTests", dependencies: ["SplashDaemon", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "SplashPluginsTests",
+            dependencies: ["SplashPlugins", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SplashDaemonTests",
+            dependencies: ["SplashDaemon", "TestSupport", .product(name: "NIOEmbedded", package: "swift-nio")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "SplashClientTests", dependencies: ["SplashClient", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",
