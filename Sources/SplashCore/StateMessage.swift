@@ -13,7 +13,7 @@ public struct StateMessage: Sendable, Equatable, Decodable {
         public var durationMs: Int64
         public var label: String?
         public var critical: Bool
-        /// Why the step failed or was skipped (for operators).
+        /// Why the step failed or was skipped, or why it is waiting to retry (for operators).
         public var reason: String?
 
         public init(id: String, status: StepStatus, attempt: Int, durationMs: Int64, label: String? = nil, critical: Bool = true, reason: String? = nil) {
@@ -152,6 +152,7 @@ extension LaunchMachine {
                 switch state.status {
                 case .failed: state.failure?.message
                 case .skipped: state.skipReason
+                case .running where state.retryAt != nil: state.failure.map { "retrying after: \($0.message)" }
                 default: nil
                 }
             stepViews.append(

@@ -23,6 +23,7 @@ import Testing
         var h = try MachineHarness([step("a", attempts: 3, backoff: 200)])
         h.fail("a", retryable: true, at: 100)
         #expect(h.status("a") == .running && !h.isRunning("a"))
+        #expect(h.machine.snapshot(at: h.now).steps[0].reason == "retrying after: a broke")
         #expect(h.machine.nextDeadline == .milliseconds(300))
         h.at(299)
         #expect(h.attempt("a") == 1)

@@ -64,11 +64,14 @@ import TestSupport
         }
         let step = StepSpec(id: "fetch", plugin: "flaky", retry: .init(attempts: 3, backoff: .milliseconds(200)))
         let h = try ControllerHarness([step], settings: settings, plugins: ["flaky": flaky])
-        _ = await h.next { $0.steps[0].attempt == 1 && $0.steps[0].durationMs == 0 }
-        #expect(h.clock.pendingDeadlines.contains(.milliseconds(200)) || attempts.count == 1)
+        let waiting = await h.next { $0.steps[0].reason != nil }
+        #expect(waiting?.steps[0].reason == "retrying after: down")
+        #expect(waiting?.steps[0].status == .running)
         h.clock.advance(to: .milliseconds(199))
         h.clock.advance(to: .milliseconds(200))
-        _ = await h.next { $0.steps[0].attempt == 2 }
+        let second = await h.next { $0.steps[0].attempt == 2 && $0.steps[0].reason != nil }
+        #expect(second?.elapsedMs == 200)
+        h.clock.advance(to: .milliseconds(599))
         h.clock.advance(to: .milliseconds(600))
         let third = await h.next { $0.steps[0].status == .succeeded }
         #expect(third?.steps[0].attempt == 3)
