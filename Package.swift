@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         // The TOML configuration file.
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        // HTTP for the built-in auth-refresh and config-fetch plugins.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // Pure core: graph, phase machine, protocol types. No sockets, files or processes.
@@ -48,11 +50,29 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // libsystemd (Debian: libsystemd-dev): the journal and service notifications.
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // systemd integration: journald LogHandler, sd_notify.
+        .target(
+            name: "SplashSystemd",
+            dependencies: ["CSystemd", "SplashCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        // The built-in bootstrap plugins: auth-refresh, config-fetch, launch-counter, quick-action.
+        .target(
+            name: "SplashBuiltins",
+            dependencies: [
+                "SplashCore", "SplashPlugins",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strict
+        ),
         // The daemon: launch controller, socket server, lifecycle.
         .target(
             name: "SplashDaemon",
             dependencies: [
-                "SplashCore", "SplashConfig", "SplashPlugins",
+                "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashSystemd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -95,6 +115,17 @@ let package = Package(
         .testTarget(
             name: "SplashDaemonTests",
             dependencies: ["SplashDaemon", "TestSupport", .product(name: "NIOEmbedded", package: "swift-nio")],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "SplashSystemdTests", dependencies: ["SplashSystemd", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "SplashBuiltinsTests",
+            dependencies: [
+                "SplashBuiltins", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "SplashClientTests", dependencies: ["SplashClient", "TestSupport"], swiftSettings: strict),

@@ -4,23 +4,15 @@ public import SplashCore
 /// Turns launch events into log records with structured metadata.
 ///
 /// Metadata keys are stable (`launch`, `step`, `attempt`, `phase`, `duration_ms`, `event`), so a
-/// log backend can map them to fields (the journald backend maps them to `SPLASHD_*`).
+/// log backend can map them to fields (the journald backend maps them to `SPLASHD_*`, and `event`
+/// to the `MESSAGE_ID` of its `LaunchLogEvent`).
 public enum LaunchLog {
-    /// The kinds of key events, as the `event` metadata value.
-    public enum Kind: String, Sendable, CaseIterable {
-        case launchStarted = "launch-started"
-        case stepFinished = "step-finished"
-        case stepFailed = "step-failed"
-        case phaseChanged = "phase-changed"
-        case launchFinished = "launch-finished"
-    }
-
     /// Logs `event` of launch `launch`.
     public static func log(_ event: LaunchEvent, launch: String, to logger: Logger) {
         var metadata: Logger.Metadata = ["launch": "\(launch)"]
         switch event {
         case .launchStarted:
-            metadata["event"] = "\(Kind.launchStarted.rawValue)"
+            metadata["event"] = "\(LaunchLogEvent.launchStarted.rawValue)"
             logger.info("launch started", metadata: metadata)
         case .stepStarted(let step, let attempt):
             metadata["step"] = "\(step)"
@@ -30,13 +22,13 @@ public enum LaunchLog {
             metadata["step"] = "\(step)"
             metadata["attempt"] = "\(attempt)"
             metadata["duration_ms"] = "\(duration.milliseconds)"
-            metadata["event"] = "\(Kind.stepFinished.rawValue)"
+            metadata["event"] = "\(LaunchLogEvent.stepFinished.rawValue)"
             logger.info("step \(step) succeeded in \(DurationFormat.format(duration))", metadata: metadata)
         case .stepFailed(let step, let attempt, let failure, let duration, let retryIn):
             metadata["step"] = "\(step)"
             metadata["attempt"] = "\(attempt)"
             metadata["duration_ms"] = "\(duration.milliseconds)"
-            metadata["event"] = "\(Kind.stepFailed.rawValue)"
+            metadata["event"] = "\(LaunchLogEvent.stepFailed.rawValue)"
             metadata["code"] = "\(failure.code)"
             if let retryIn {
                 logger.warning(
@@ -55,12 +47,12 @@ public enum LaunchLog {
             logger.notice("step \(step) attempt \(attempt) cancelled", metadata: metadata)
         case .phaseChanged(let from, let to):
             metadata["phase"] = "\(to.rawValue)"
-            metadata["event"] = "\(Kind.phaseChanged.rawValue)"
+            metadata["event"] = "\(LaunchLogEvent.phaseChanged.rawValue)"
             logger.info("phase \(from.rawValue) -> \(to.rawValue)", metadata: metadata)
         case .launchFinished(_, let destination, let elapsed):
             metadata["phase"] = "finished"
             metadata["duration_ms"] = "\(elapsed.milliseconds)"
-            metadata["event"] = "\(Kind.launchFinished.rawValue)"
+            metadata["event"] = "\(LaunchLogEvent.launchFinished.rawValue)"
             metadata["screen"] = "\(destination.screen.rawValue)"
             var text = "launch finished in \(DurationFormat.format(elapsed)): \(destination.screen.rawValue)"
             if let route = destination.route { text += " route \(route)" }

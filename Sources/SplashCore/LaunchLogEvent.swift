@@ -1,0 +1,25 @@
+/// The kinds of key events a launch logs, each with a stable journal `MESSAGE_ID`.
+///
+/// Log records carry the kind as metadata `event` (its raw value); the journald backend turns it
+/// into `MESSAGE_ID`, documented in `systemd/splashd.catalog`.
+public enum LaunchLogEvent: String, Sendable, CaseIterable {
+    case launchStarted = "launch-started"
+    case stepFinished = "step-finished"
+    case stepFailed = "step-failed"
+    case phaseChanged = "phase-changed"
+    case launchFinished = "launch-finished"
+
+    /// The journal MESSAGE_ID (128 bits, lower-case hex, as `journalctl --new-id128` prints it).
+    public var messageID: String {
+        switch self {
+        case .launchStarted: "76bc5e5dee6741ef924f31ac5e522255"
+        case .stepFinished: "2fada2569d0c4ec18c2ed58c92bdb5ca"
+        case .stepFailed: "02735621af554ba9a64591fdb7ce0bc1"
+        case .phaseChanged: "e926d20f31694d59abb8d172b1b2931e"
+        case .launchFinished: "f0d9320a7af2417aa3e2dba4301af87c"
+        }
+    }
+
+    /// The metadata key that carries the kind.
+    public static let metadataKey = "event"
+}

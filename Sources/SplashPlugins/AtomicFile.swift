@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+public import Glibc
+#endif
+
+/// Crash-safe file replacement: after a power cut the file holds either the old or the new
+/// content, never a mix or nothing.
+///
+/// Writes a temporary file in the same directory, fsyncs it, renames it over the target and
+/// fsyncs the directory.
+public enum AtomicFile {
+    /// Why a write failed; the old file (if any) is untouched.
+    public struct WriteError: Error, CustomStringConvertible, Sendable {
+        public var path: String
+        public var reason: String
+        public var description: String { "cannot write \(path): \(reason)" }
+    }
+
+    /// Replaces `path` with `bytes`, created with permission `mode` (e.g. 0o600 for secrets).
+    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(WriteError) {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let temporary = "\(directory.isEmpty ? "/" : directory)/.\(name).tmp-\(getpid())"
+        func failure(_ what: String) -> WriteError {
+            WriteError(path: path, reason: "\(what): \(String(cString: strerror(errno)))")
+        }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
+        guard fd >= 0 else { throw failure("open") }
+        var ok = fchmod(fd, mode) == 0
+        ok = ok && bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return false }
+                offset += written
+            }
+            return true
+        }
+        ok = ok && fsync(fd) == 0
+        let error = failure(ok ? "close" : "write")
+        if close(fd) != 0 { ok = false }
+        guard ok else {
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path) == 0 else {
+            let error = failure("rename")
+            unlink(temporary)
+            throw error
+        }
+        let dirFD = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirFD >= 0 {
+            fsync(dirFD)
+            close(dirFD)
+        }
+    }
+
+    /// The file's bytes, or nil when it does not exist or cannot be read.
+    public static func read(_ path: String, limit: Int = 16 << 20) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while result.count <= limit {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { return result }
+            result.append(contentsOf: chunk[0..<count])
+        }
+        return nil
+    }
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine with the Swift toolchain lacks to build and test splashd.
+# Idempotent: installs nothing when everything is there.
+set -euo pipefail
+need=()
+command -v pkg-config >/dev/null || need+=(pkg-config)
+pkg-config --exists libsystemd 2>/dev/null || need+=(libsystemd-dev)
+command -v setpriv >/dev/null || need+=(util-linux)
+command -v python3 >/dev/null || need+=(python3)
+if [ "${#need[@]}" -gt 0 ]; then
+  echo "setup: installing ${need[*]}" >&2
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
