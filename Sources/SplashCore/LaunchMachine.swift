@@ -97,9 +97,11 @@ public struct LaunchMachine: Sendable {
     private var dirty = false
     private var actions: [LaunchAction] = []
 
-    public init(graph: StepGraph, settings: SplashSettings) {
+    /// - Parameter seq: where `seq` continues from (a reloaded graph keeps counting).
+    public init(graph: StepGraph, settings: SplashSettings, seq: UInt64 = 0) {
         self.graph = graph
         self.settings = settings
+        self.seq = seq
         self.steps = Array(repeating: StepState(), count: graph.steps.count)
         self.weights = Array(repeating: 1, count: graph.steps.count)
     }

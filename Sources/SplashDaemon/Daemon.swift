@@ -12,6 +12,8 @@ import ServiceLifecycle
 public import SplashConfig
 import SplashCore
 import SplashPlugins
+import SplashSystemd
+import UnixSignals
 
 extension SignalBoard: SignalCompleting {}
 
@@ -110,6 +112,7 @@ public enum Daemon {
             controller: controller,
             broadcaster: broadcaster,
             access: AccessPolicy(controlGID: config.socket.controlGroup.flatMap(AccessPolicy.groupID(named:))),
+            options: options,
             logger: logger
         )
         var configuration = ServiceGroupConfiguration(services: [.init(service: service)], logger: logger)
@@ -135,13 +138,16 @@ public enum Daemon {
     }
 }
 
-/// The daemon as one service: serve the socket, run launches, stop cleanly on SIGTERM.
+/// The daemon as one service: serve the socket, run launches, talk to systemd, reload on SIGHUP,
+/// stop cleanly on SIGTERM.
 struct DaemonService: Service {
     let endpoint: SocketServer.Endpoint
     let controller: LaunchController<ContinuousClock>
     let broadcaster: StateBroadcaster
     let access: AccessPolicy
+    let options: DaemonOptions
     let logger: Logger
+    let notifier = SystemdNotifier()
 
     func run() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -156,9 +162,57 @@ struct DaemonService: Service {
             throw DaemonStartError(description: "\(error)", exitCode: 69)
         }
         logger.info("listening")
+        notifier.notify("READY=1")
         let controller = self.controller
-        await cancelWhenGracefulShutdown { await controller.run() }
+        await withTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { await reportStatus() }
+            tasks.addTask { await reloadOnHangup() }
+            if let interval = notifier.watchdogInterval {
+                let loop = group.next()
+                let notifier = self.notifier
+                let watchdog = Watchdog(
+                    interval: interval / 2, clock: ContinuousClock(),
+                    probe: {
+                        await controller.heartbeat()
+                        try? await loop.submit {}.get()
+                    },
+                    ping: { notifier.notify("WATCHDOG=1") }
+                )
+                tasks.addTask { await watchdog.run() }
+            }
+            await cancelWhenGracefulShutdown { await controller.run() }
+            notifier.notify("STOPPING=1")
+            tasks.cancelAll()
+        }
         await server.close()
         try? await group.shutdownGracefully()
+    }
+
+    /// `STATUS=` follows the phase, the progress and the running steps.
+    private func reportStatus() async {
+        var last = ""
+        for await state in broadcaster.observe() {
+            let line = ServiceStatus.line(for: state)
+            if line != last {
+                notifier.notify("STATUS=\(line)")
+                last = line
+            }
+        }
+    }
+
+    /// SIGHUP: re-read the configuration for the next launch; a bad one is logged and the old kept.
+    private func reloadOnHangup() async {
+        for await _ in await UnixSignalsSequence(trapping: .sighup) {
+            notifier.notify("RELOADING=1")
+            do {
+                let (config, catalog) = try Daemon.loadConfiguration(options: options, logger: logger)
+                let registry = Daemon.makeRegistry(catalog: catalog, grace: options.pluginGrace)
+                await controller.reload(graph: config.graph, settings: config.settings, plugins: registry)
+                logger.notice("configuration reloaded from \(config.source): \(config.graph.steps.count) steps, effective from the next launch")
+            } catch {
+                logger.error("reload failed, keeping the running configuration: \(error)")
+            }
+            notifier.notify("READY=1")
+        }
     }
 }

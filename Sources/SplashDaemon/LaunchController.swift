@@ -16,7 +16,9 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     }
 
     private var machine: LaunchMachine
-    private let plugins: PluginRegistry
+    private var plugins: PluginRegistry
+    /// A reloaded configuration, taken up by the next launch.
+    private var reloaded: (graph: StepGraph, settings: SplashSettings, plugins: PluginRegistry)?
     private let clock: C
     private let origin: C.Instant
     private let broadcaster: StateBroadcaster
@@ -79,6 +81,14 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         await stopAll()
     }
 
+    /// Keeps a new configuration for the next launch (the running one is never changed midway).
+    public func reload(graph: StepGraph, settings: SplashSettings, plugins: PluginRegistry) {
+        reloaded = (graph, settings, plugins)
+    }
+
+    /// Returns once the controller's actor is free: the watchdog's liveness probe.
+    public func heartbeat() {}
+
     /// The current phase (for tests and the service's status line).
     public var phase: Phase { machine.phase }
 
@@ -91,7 +101,18 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         case .retry: change = .retry
         case .continueOffline: change = .continueOffline
         case .dismissed: change = .dismissed
-        case .relaunch: change = .relaunch(launch: makeLaunchID())
+        case .relaunch:
+            if let reloaded, machine.phase == .finished {
+                // The reloaded graph takes over at a launch boundary; seq keeps counting.
+                machine = LaunchMachine(graph: reloaded.graph, settings: reloaded.settings, seq: machine.seq)
+                plugins = reloaded.plugins
+                self.reloaded = nil
+                pendingInputs = []
+                logger.notice("the reloaded configuration takes effect with this launch")
+                apply(machine.start(launch: makeLaunchID(), at: now))
+                return .success(())
+            }
+            change = .relaunch(launch: makeLaunchID())
         case .complete(let step):
             guard let spec = machine.graph[step] else {
                 return .failure(ProtocolError(code: ProtocolError.Code.unknownStep, message: "no step \"\(step)\" in this graph"))

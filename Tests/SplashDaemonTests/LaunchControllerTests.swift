@@ -1,3 +1,4 @@
+import Foundation
 import SplashCore
 import SplashDaemon
 import SplashPlugins
@@ -131,18 +132,8 @@ func failure(_ result: Result<Void, ProtocolError>) -> ProtocolError? {
 
 final class AttemptLog: @unchecked Sendable {
     private var log: [Int] = []
-    private let lock = NSLockish()
-    func record(_ attempt: Int) { lock.with { log.append(attempt) } }
-    var values: [Int] { lock.with { log } }
+    private let lock = NSLock()
+    func record(_ attempt: Int) { lock.withLock { log.append(attempt) } }
+    var values: [Int] { lock.withLock { log } }
     var count: Int { values.count }
-}
-
-import Foundation
-typealias NSLockish = NSLock
-extension NSLock {
-    func with<T>(_ body: () -> T) -> T {
-        lock()
-        defer { unlock() }
-        return body()
-    }
 }

@@ -19,7 +19,8 @@ public final class DaemonProcess: @unchecked Sendable {
         environment: [String: String] = [:],
         socketMode: String = "0660",
         controlGroup: String? = nil,
-        socketPath: String? = nil
+        socketPath: String? = nil,
+        launcher: [String] = []
     ) throws {
         directory = try TemporaryDirectory()
         self.socketPath = socketPath ?? directory.file("splashd.sock")
@@ -31,10 +32,17 @@ public final class DaemonProcess: @unchecked Sendable {
         }
         let configPath = try directory.write("splashd.toml", text)
         try FileManager.default.createDirectory(atPath: directory.file("state"), withIntermediateDirectories: true)
-        process.executableURL = URL(fileURLWithPath: Binaries.splashd)
-        process.arguments =
+        let daemonArguments =
             ["--config", configPath, "--state-dir", directory.file("state"), "--verbose"]
             + pluginDirectories.flatMap { ["--plugin-dir", $0] } + extraArguments
+        if let program = launcher.first {
+            // E.g. systemd-socket-activate, which execs splashd in the same process.
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = Array(launcher.dropFirst()) + [Binaries.splashd] + daemonArguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: Binaries.splashd)
+            process.arguments = daemonArguments
+        }
         var env = ProcessInfo.processInfo.environment
         env["SWIFT_BACKTRACE"] = "enable=no"
         env.removeValue(forKey: "NOTIFY_SOCKET")
@@ -55,6 +63,14 @@ public final class DaemonProcess: @unchecked Sendable {
     public var pid: Int32 { process.processIdentifier }
     public var isRunning: Bool { process.isRunning }
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Rewrites the config file (for reload tests).
+    public func rewriteConfig(_ text: String) throws {
+        try text.write(toFile: directory.file("splashd.toml"), atomically: true, encoding: .utf8)
+    }
+
+    /// Sends `signal` to the daemon.
+    public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
     /// Connects a new client.
     public func connect() throws -> SplashConnection { try SplashConnection(path: socketPath, timeout: .seconds(5)) }

@@ -1,0 +1,89 @@
+import Foundation
+import SplashClient
+import SplashCore
+import Testing
+import TestSupport
+
+/// The daemon under (stand-ins of) systemd: a real NOTIFY_SOCKET and real socket activation.
+@Suite struct SystemdEndToEndTests {
+    static func config(steps: [String]) -> String {
+        var text = """
+            [splash]
+            min_display = "0ms"
+            exit_animation = "0ms"
+
+            """
+        for step in steps {
+            text += "\n[[step]]\nid = \"\(step)\"\nplugin = \"signal\"\nlabel = \"Waiting for \(step)\"\n"
+        }
+        return text
+    }
+
+    @Test func notifiesReadyStatusWatchdogReloadingAndStopping() throws {
+        let notifyDir = try TemporaryDirectory()
+        defer { notifyDir.remove() }
+        let listener = try NotifyListener(path: notifyDir.file("notify"))
+        let daemon = try DaemonProcess(
+            config: Self.config(steps: ["frame"]),
+            environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "200000"]
+        )
+        #expect(listener.waitFor(line: "READY=1") != nil)
+        #expect(listener.waitFor(line: "STATUS=loading 0%: Waiting for frame") != nil)
+        // Pings every 100 ms: wait for three.
+        for _ in 0..<3 { #expect(listener.waitFor(line: "WATCHDOG=1") != nil) }
+
+        // A broken config on SIGHUP is logged and the running one kept.
+        try daemon.rewriteConfig("this is = = not toml")
+        daemon.send(SIGHUP)
+        #expect(listener.waitFor(line: "RELOADING=1") != nil)
+        #expect(listener.waitFor(line: "READY=1") != nil)
+        #expect(daemon.log.contains("reload failed, keeping the running configuration"))
+
+        // A good one takes effect with the next launch, never midway.
+        try daemon.rewriteConfig(Self.config(steps: ["frame", "network"]) + "\n[socket]\npath = \"\(daemon.socketPath)\"\n")
+        daemon.send(SIGHUP)
+        #expect(listener.waitFor(line: "RELOADING=1") != nil)
+        #expect(listener.waitFor(line: "READY=1") != nil)
+        let client = try daemon.connect()
+        guard case .state(let current) = try client.request(.state) else {
+            Issue.record("no state")
+            return
+        }
+        #expect(current.steps.map(\.id) == ["frame"])
+        #expect(try client.request(.complete(step: "frame")) == .ok(id: 2))
+        #expect(listener.waitFor(line: "STATUS=finished: home") != nil)
+        #expect(try client.request(.relaunch) == .ok(id: 3))
+        guard case .state(let relaunched) = try client.request(.state) else {
+            Issue.record("no state")
+            return
+        }
+        #expect(relaunched.steps.map(\.id) == ["frame", "network"])
+        #expect(relaunched.seq > current.seq)
+
+        #expect(daemon.stop() == 0)
+        #expect(listener.waitFor(line: "STOPPING=1", timeout: .seconds(5)) != nil)
+    }
+
+    @Test func servesASocketHandedOverBySystemdAndNeverRemovesIt() throws {
+        let activate = "/usr/bin/systemd-socket-activate"
+        guard FileManager.default.isExecutableFile(atPath: activate) else {
+            print("skipped: \(activate) is not installed")
+            return
+        }
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.file("activated.sock")
+        // The config names another path: with a socket passed in, the daemon must not bind its own.
+        let daemon = try DaemonProcess(
+            config: Self.config(steps: ["frame"]) + "\n[socket]\npath = \"\(dir.file("unused.sock"))\"\n",
+            socketPath: path,
+            launcher: [activate, "--listen=\(path)"]
+        )
+        let client = try daemon.connect()
+        #expect(try client.request(.ping) == .ok(id: 1))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("unused.sock")))
+        #expect(daemon.log.contains("socket-activated"))
+        #expect(daemon.stop() == 0)
+        #expect(FileManager.default.fileExists(atPath: path), "the daemon never unlinks a socket it did not create")
+    }
+}
