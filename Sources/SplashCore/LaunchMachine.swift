@@ -75,6 +75,9 @@ public struct LaunchMachine: Sendable {
     public let settings: SplashSettings
     /// Relative weight of each step (by index) in `progress`; equal by default.
     public var weights: [Double]
+    /// When set, a state is published at least this often while steps run, so a progress bar
+    /// moves smoothly and `elapsed_ms` / `duration_ms` stay fresh.
+    public var tickInterval: Duration?
 
     public private(set) var launch = ""
     public private(set) var phase = Phase.loading
@@ -95,6 +98,7 @@ public struct LaunchMachine: Sendable {
     private var decided: Destination?
     private var nextToken: UInt64 = 0
     private var dirty = false
+    private var lastPublishAt: Duration = .zero
     private var actions: [LaunchAction] = []
 
     /// - Parameter seq: where `seq` continues from (a reloaded graph keeps counting).
@@ -127,7 +131,7 @@ public struct LaunchMachine: Sendable {
         if previous != .loading { emit(.event(.phaseChanged(from: previous, to: .loading))) }
         dirty = true
         settle(at: now)
-        return drain()
+        return drain(at: now)
     }
 
     /// The attempt with `token` ended. Results of cancelled or stale attempts are ignored.
@@ -159,7 +163,7 @@ public struct LaunchMachine: Sendable {
             attemptFailed(index, failure, at: now, cancel: false)
         }
         settle(at: now)
-        return drain()
+        return drain(at: now)
     }
 
     /// The attempt with `token` reported progress (`fraction` in 0...1) or a message.
@@ -181,7 +185,7 @@ public struct LaunchMachine: Sendable {
             steps[index].message = message
             dirty = true
         }
-        return drain()
+        return drain(at: now)
     }
 
     /// Time passed: carries out every timed transition due up to `now`, each at its own instant.
@@ -190,7 +194,7 @@ public struct LaunchMachine: Sendable {
             fire(at: deadline)
             settle(at: deadline)
         }
-        return drain()
+        return drain(at: now)
     }
 
     /// Applies a user command, or refuses it (nothing changes) when the phase does not allow it.
@@ -218,7 +222,7 @@ public struct LaunchMachine: Sendable {
             }
             return start(launch: launch, at: now)
         }
-        return drain()
+        return drain(at: now)
     }
 
     // MARK: Time
@@ -232,6 +236,7 @@ public struct LaunchMachine: Sendable {
                 if let retryAt = state.retryAt { consider(retryAt) } else if let d = state.attemptDeadline { consider(d) }
             }
             if isWorkComplete { consider(launchStartedAt + settings.minDisplay) }
+            if let tickInterval, hasUnfinishedWork { consider(lastPublishAt + tickInterval) }
         }
         if phase == .loading {
             if !slow { consider(loadingSince + settings.slowAfter) }
@@ -261,8 +266,9 @@ public struct LaunchMachine: Sendable {
 
     private mutating func emit(_ action: LaunchAction) { actions.append(action) }
 
-    private mutating func drain() -> [LaunchAction] {
+    private mutating func drain(at now: Duration) -> [LaunchAction] {
         if dirty {
+            lastPublishAt = now
             updateProgress()
             seq += 1
             actions.append(.publish)
@@ -272,7 +278,13 @@ public struct LaunchMachine: Sendable {
         return actions
     }
 
+    private var hasUnfinishedWork: Bool { steps.contains { !$0.status.isTerminal } }
+
     private mutating func fire(at now: Duration) {
+        if let tickInterval, workMayRun, hasUnfinishedWork, now >= lastPublishAt + tickInterval {
+            lastPublishAt = now
+            dirty = true
+        }
         for index in steps.indices where steps[index].status == .running {
             if let retryAt = steps[index].retryAt {
                 if retryAt <= now && workMayRun { beginAttempt(index, at: now) }

@@ -44,6 +44,8 @@ public struct StateMessage: Sendable, Equatable, Decodable {
     /// What to show under the logo: the running step's message or label, or the error's message.
     public var message: String?
     public var elapsedMs: Int64
+    /// The expected time until `dismissing`, when the launch history allows an estimate.
+    public var etaMs: Int64?
     public var steps: [Step]
     /// Set in phase `error`.
     public var error: ErrorInfo?
@@ -52,8 +54,10 @@ public struct StateMessage: Sendable, Equatable, Decodable {
 
     public init(
         id: JSONValue? = nil, seq: UInt64, launch: String, phase: Phase, slow: Bool, progress: Double,
-        message: String?, elapsedMs: Int64, steps: [Step], error: ErrorInfo?, destination: Destination?
+        message: String?, elapsedMs: Int64, etaMs: Int64? = nil, steps: [Step], error: ErrorInfo?,
+        destination: Destination?
     ) {
+        self.etaMs = etaMs
         self.id = id
         self.seq = seq
         self.launch = launch
@@ -70,6 +74,7 @@ public struct StateMessage: Sendable, Equatable, Decodable {
     enum CodingKeys: String, CodingKey {
         case type, id, seq, launch, phase, slow, progress, message, steps, error, destination
         case elapsedMs = "elapsed_ms"
+        case etaMs = "eta_ms"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -82,6 +87,7 @@ public struct StateMessage: Sendable, Equatable, Decodable {
         progress = try container.decode(Double.self, forKey: .progress)
         message = try container.decodeIfPresent(String.self, forKey: .message)
         elapsedMs = try container.decode(Int64.self, forKey: .elapsedMs)
+        etaMs = try container.decodeIfPresent(Int64.self, forKey: .etaMs)
         steps = try container.decode([Step].self, forKey: .steps)
         error = try container.decodeIfPresent(ErrorInfo.self, forKey: .error)
         destination = try container.decodeIfPresent(Destination.self, forKey: .destination)
@@ -99,6 +105,7 @@ public struct StateMessage: Sendable, Equatable, Decodable {
             w.key("progress"); w.number((progress * 1000).rounded() / 1000)
             w.key("message"); w.string(message)
             w.key("elapsed_ms"); w.int(elapsedMs)
+            if let etaMs { w.key("eta_ms"); w.int(etaMs) }
             w.key("steps")
             w.array { w in
                 for step in steps {

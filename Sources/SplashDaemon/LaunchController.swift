@@ -15,6 +15,9 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         case timer
     }
 
+    /// States are published at least this often while steps run.
+    static var tickInterval: Duration { .milliseconds(100) }
+
     private var machine: LaunchMachine
     private var plugins: PluginRegistry
     /// A reloaded configuration, taken up by the next launch.
@@ -45,6 +48,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         makeLaunchID: @escaping @Sendable () -> String
     ) {
         self.machine = LaunchMachine(graph: graph, settings: settings)
+        self.machine.tickInterval = Self.tickInterval
         self.plugins = plugins
         self.clock = clock
         self.origin = clock.now
@@ -105,6 +109,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             if let reloaded, machine.phase == .finished {
                 // The reloaded graph takes over at a launch boundary; seq keeps counting.
                 machine = LaunchMachine(graph: reloaded.graph, settings: reloaded.settings, seq: machine.seq)
+                machine.tickInterval = Self.tickInterval
                 plugins = reloaded.plugins
                 self.reloaded = nil
                 pendingInputs = []

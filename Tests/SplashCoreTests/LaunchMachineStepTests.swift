@@ -135,3 +135,31 @@ import Testing
         #expect(snapshot.elapsedMs == 400)
     }
 }
+
+@Suite struct LaunchMachineTickTests {
+    @Test func publishesAtLeastEveryTickWhileStepsRunAndNotAfter() throws {
+        var h = try MachineHarness([step("a", timeout: 60_000), step("b", timeout: 60_000)])
+        h.machine.tickInterval = .milliseconds(100)
+        h.record(h.machine.advance(to: .zero))
+        let before = h.publishes
+        h.at(100)
+        h.at(200)
+        h.at(250)
+        #expect(h.publishes == before + 2)
+        // A change in between resets the tick: the next one is 100 ms after it.
+        h.succeed("a", at: 270)
+        #expect(h.machine.nextDeadline == .milliseconds(370))
+        h.succeed("b", at: 300)
+        // Nothing runs: no ticks, only the real deadlines (min_display at 1 s).
+        #expect(h.machine.nextDeadline == .seconds(1))
+    }
+
+    @Test func aLateTimerCatchesUpWithoutLooping() throws {
+        var h = try MachineHarness([step("a", timeout: 60_000)])
+        h.machine.tickInterval = .milliseconds(100)
+        let before = h.publishes
+        h.at(5_000)  // one advance over many ticks and slow_after
+        #expect(h.publishes > before)
+        #expect(h.machine.slow)
+    }
+}
