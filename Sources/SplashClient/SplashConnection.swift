@@ -107,6 +107,7 @@ public final class SplashConnection {
         case .ok(let replyID): replyID == id
         case .error(let error): error.id == id || error.id == nil
         case .state(let state): state.id == id
+        case .result(let replyID, _, _, _): replyID == id
         case .hello, .event: false
         }
     }

@@ -24,6 +24,8 @@ public struct Request: Sendable, Equatable {
         /// The app hands over a new session (stored, never echoed).
         case signIn(session: [String: JSONValue])
         case signOut
+        /// Read-only reports about the last launch (`result` replies).
+        case report(Report)
 
         /// The `cmd` string on the wire.
         public var name: String {
@@ -40,13 +42,14 @@ public struct Request: Sendable, Equatable {
             case .relaunch: "relaunch"
             case .signIn: "sign-in"
             case .signOut: "sign-out"
+            case .report(let report): report.rawValue
             }
         }
 
         /// Whether only control peers (root, the daemon's uid, `control_group`) may send it.
         public var needsControl: Bool {
             switch self {
-            case .ping, .state, .subscribe: false
+            case .ping, .state, .subscribe, .report: false
             default: true
             }
         }
@@ -108,7 +111,8 @@ public struct Request: Sendable, Equatable {
             }
             command = .signIn(session: session)
         default:
-            return fail("unknown cmd \"\(name.prefix(64))\"")
+            guard let report = Report(rawValue: name) else { return fail("unknown cmd \"\(name.prefix(64))\"") }
+            command = .report(report)
         }
         return .success(Request(command, id: id))
     }
@@ -128,6 +132,20 @@ public struct Request: Sendable, Equatable {
         writer.value(.object(object))
         return writer.string
     }
+}
+
+/// The read-only reports: each answered by a `result` message.
+public enum Report: String, Sendable, Equatable, CaseIterable {
+    /// Steps of the last launch, slowest first.
+    case blame
+    /// The chain of steps that decided when the splash could be dismissed.
+    case criticalChain = "critical-chain"
+    /// An SVG Gantt chart of the last launch.
+    case plot
+    /// The configured graph as Graphviz DOT.
+    case graph
+    /// The last launches, one line each.
+    case history
 }
 
 /// An `error` reply: a code and a human-readable message.

@@ -16,6 +16,8 @@ public enum ServerMessage: Sendable, Equatable {
     case ok(id: JSONValue?)
     case error(ProtocolError)
     case state(StateMessage)
+    /// The answer to a report command: `data` for programs, `text` for terminals (when it has one).
+    case result(id: JSONValue?, command: String, data: JSONValue, text: String?)
     /// A broadcast after `finished`, e.g. `{"type":"event","event":"action","name":"feedback-form"}`.
     case event(name: String, fields: [String: JSONValue])
 
@@ -44,6 +46,14 @@ public enum ServerMessage: Sendable, Equatable {
                 if let id = error.id { w.key("id"); w.value(id) }
                 w.key("code"); w.string(error.code)
                 w.key("message"); w.string(error.message)
+            }
+        case .result(let id, let command, let data, let text):
+            writer.object { w in
+                w.key("type"); w.string("result")
+                if let id { w.key("id"); w.value(id) }
+                w.key("cmd"); w.string(command)
+                w.key("data"); w.value(data)
+                if let text { w.key("text"); w.string(text) }
             }
         case .event(let name, let fields):
             writer.object { w in
@@ -81,6 +91,11 @@ public enum ServerMessage: Sendable, Equatable {
         case "state":
             guard let state = try? JSONDecoder().decode(StateMessage.self, from: data) else { return nil }
             return .state(state)
+        case "result":
+            return .result(
+                id: object["id"], command: object["cmd"]?.stringValue ?? "", data: object["data"] ?? .null,
+                text: object["text"]?.stringValue
+            )
         case "event":
             var fields = object
             fields["type"] = nil

@@ -142,6 +142,15 @@ final class ConnectionHandler: ChannelInboundHandler {
         case .subscribe:
             write(.ok(id: request.id))
             subscribe()
+        case .report(let report):
+            busy = true
+            let loop = context!.eventLoop
+            let loopBound = NIOLoopBound(self, eventLoop: loop)
+            let commands = self.commands
+            Task {
+                let result = await commands.report(report)
+                loop.execute { loopBound.value.reported(request, report, result) }
+            }
         default:
             busy = true
             let loop = context!.eventLoop
@@ -159,6 +168,19 @@ final class ConnectionHandler: ChannelInboundHandler {
         guard !closing else { return }
         switch result {
         case .success: write(.ok(id: request.id))
+        case .failure(var error):
+            error.id = request.id
+            write(.error(error))
+        }
+        drain()
+    }
+
+    private func reported(_ request: Request, _ report: Report, _ result: Result<(data: JSONValue, text: String?), ProtocolError>) {
+        busy = false
+        guard !closing else { return }
+        switch result {
+        case .success(let answer):
+            write(.result(id: request.id, command: report.rawValue, data: answer.data, text: answer.text))
         case .failure(var error):
             error.id = request.id
             write(.error(error))

@@ -147,7 +147,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
                     message: "\(command.name) needs the auth-refresh plugin, which this build does not have yet"
                 )
             )
-        case .ping, .state, .subscribe:
+        case .ping, .state, .subscribe, .report:
             return .success(())
         }
         do {
@@ -161,6 +161,10 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         } catch {
             return .failure(ProtocolError(code: error.code, message: error.message))
         }
+    }
+
+    public func report(_ report: Report) async -> Result<(data: JSONValue, text: String?), ProtocolError> {
+        .failure(ProtocolError(code: ProtocolError.Code.unavailable, message: "\(report.rawValue) is not available yet"))
     }
 
     static func event(for command: Request.Command) -> ServerMessage {
