@@ -1,11 +1,15 @@
 import ArgumentParser
+import Glibc
 import SplashClient
 
 /// `splashctl watch`: follow the splash until it is finished.
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Follow state changes until phase finished.",
-        discussion: "Prints one line per change; exits 0 once the splash is finished."
+        discussion: """
+            On a terminal, draws a live progress bar with the running steps, redrawn in place; \
+            piped, prints one line per change. Exits 0 once the splash is finished.
+            """
     )
 
     @ParentCommand var parent: Splashctl
@@ -14,8 +18,19 @@ struct Watch: ParsableCommand {
     var json = false
 
     func run() throws {
+        let live = !json && isatty(1) == 1
         try Session(socket: parent.socket).run { connection throws(ClientError) in
-            try connection.watch(json: json) { Output.out($0 + "\n") }
+            if live {
+                var drawn = 0
+                try connection.follow { state, _ in
+                    let lines = ProgressBarRenderer.lines(state)
+                    Output.out(ProgressBarRenderer.rewind(lineCount: drawn) + lines.joined(separator: "\n") + "\n")
+                    drawn = lines.count
+                    return state.phase != .finished
+                }
+            } else {
+                try connection.watch(json: json) { Output.out($0 + "\n") }
+            }
             return 0
         }
     }
