@@ -94,7 +94,10 @@ public struct ExternalPlugin: StepPlugin {
                 try await Subprocess.run(
                     .path(FilePath(manifest.executable)),
                     environment: .inherit.updating(
-                        Dictionary(uniqueKeysWithValues: environment.map { (Environment.Key(stringLiteral: $0.key), $0.value) })
+                        Dictionary(
+                            uniqueKeysWithValues: PluginEnvironment.removed.map { (Environment.Key(stringLiteral: $0), String?.none) }
+                                + environment.map { (Environment.Key(stringLiteral: $0.key), Optional($0.value)) }
+                        )
                     ),
                     platformOptions: options,
                     input: .none,

@@ -12,6 +12,12 @@ import SplashCore
 /// every top-level scalar option `SPLASHD_OPT_<KEY>` (key upper-cased, every character other than
 /// an ASCII letter or digit replaced by `_`).
 enum PluginEnvironment {
+    /// The service manager's variables meant for the daemon alone: a plugin that sent
+    /// `READY=1` or pinged the watchdog, or took the listening socket, would lie to systemd.
+    static let removed = [
+        "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES",
+    ]
+
     /// The variables for one attempt, by name.
     static func variables(for run: StepRun) -> [String: String] {
         var variables: [String: String] = [

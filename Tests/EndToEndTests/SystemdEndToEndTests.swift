@@ -87,3 +87,31 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: path), "the daemon never unlinks a socket it did not create")
     }
 }
+
+@Suite struct PluginEnvironmentEndToEndTests {
+    @Test func pluginsDoNotInheritTheServiceManagersVariables() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let notify = try NotifyListener(path: dir.file("notify"))
+        let plugins = try ScriptPlugins(in: dir)
+        try plugins.add("probe", #"echo "notify=${NOTIFY_SOCKET:-unset} watchdog=${WATCHDOG_USEC:-unset} step=$SPLASHD_STEP" > "$SPLASHD_OPT_OUT""#)
+        let daemon = try DaemonProcess(
+            config: """
+                [splash]
+                min_display = "0ms"
+                exit_animation = "0ms"
+
+                [[step]]
+                id = "probe"
+                plugin = "probe"
+                [step.options]
+                out = "\(dir.file("env"))"
+                """,
+            pluginDirectories: [plugins.directory],
+            environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "5000000"]
+        )
+        #expect(notify.waitFor(line: "STATUS=finished: home") != nil)
+        #expect(dir.read("env") == "notify=unset watchdog=unset step=probe\n")
+        #expect(daemon.stop() == 0)
+    }
+}
