@@ -1,0 +1,191 @@
+public import AsyncHTTPClient
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+public import SplashCore
+public import SplashPlugins
+
+/// The `config-fetch` built-in: the app's remote config, fetched, cached, or from bundled defaults.
+///
+/// Options: `url` (`http://`, `https://` or `file:///path`), `cache` (default `config.json` in
+/// the state directory; its ETag is kept in `<cache>.etag`), `defaults` (a bundled JSON file;
+/// optional), `max_bytes` (default 1 MiB), `request_timeout` (default `"5s"`). Relative paths
+/// are resolved in the state directory.
+///
+/// A config must be a JSON object. GET `url` with `If-None-Match` from the cached ETag:
+/// - 200 with a JSON object of at most `max_bytes` → stored atomically with its ETag: `source: "network"`;
+/// - 304 → `source: "cache"`;
+/// - anything else — no connection, timeout, another status, a reply that is not a JSON object
+///   or passes `max_bytes` (read as it streams in, never buffered past the limit) — is logged
+///   as an error and the old cache stays untouched: the cache (`offline: true`), else the
+///   defaults (`offline: true`), else `StepFailure.network` (retryable).
+///
+/// A `file://` URL is read the same way (no ETag) and stored in the cache. Without `url`: the
+/// defaults, or when there are none `source: "none"` with no `path` — so a fresh device with no
+/// remote endpoints launches.
+///
+/// Facts: `source` (`network`, `cache`, `defaults`, `none`), `path` (the file the app should
+/// read), `etag` (when known), `offline`.
+public struct ConfigFetchPlugin: StepPlugin {
+    let device: DeviceState
+    let httpClient: HTTPClient
+
+    /// The `max_bytes` default: 1 MiB.
+    public static let defaultMaxBytes = 1 << 20
+
+    /// Creates the plugin for the device's state directory, sending requests with `httpClient`.
+    public init(device: DeviceState, httpClient: HTTPClient) {
+        self.device = device
+        self.httpClient = httpClient
+    }
+
+    /// Fetches the config; see the type's description.
+    public func run(_ context: StepContext) async throws -> Facts {
+        let options = HTTPPluginOptions(plugin: "config-fetch", context.run.step.options)
+        let url = try options.string("url")
+        let cache = ConfigFetchCache(path: device.resolve(try options.string("cache") ?? "config.json"))
+        let defaults = try options.string("defaults").map(device.resolve)
+        let maxBytes = try options.positiveInteger("max_bytes", default: Self.defaultMaxBytes)
+        let timeout = try options.duration("request_timeout", default: .seconds(5))
+        var attempt = Attempt(cache: cache, defaults: defaults, maxBytes: maxBytes, logger: context.logger)
+
+        guard let url else {
+            return try attempt.fallBack(offline: false, reason: "no url")
+        }
+        let lowered = url.lowercased()
+        if lowered.hasPrefix("file://") {
+            return try attempt.readFile(url: url)
+        }
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+            throw options.failure("url", "an http://, https:// or file:// URL")
+        }
+        context.report(.message("Loading configuration"))
+        let fetch = HTTPFetch(client: httpClient, timeout: timeout, maxBytes: maxBytes)
+        return try await attempt.fetch(url: url, with: fetch)
+    }
+
+    /// One run's decisions, with the cache looked at once.
+    private struct Attempt {
+        let cache: ConfigFetchCache
+        let defaults: String?
+        let maxBytes: Int
+        let logger: Logger
+        /// The usable cache, looked up on first need.
+        private var cached: ConfigFetchCache.Entry??
+
+        init(cache: ConfigFetchCache, defaults: String?, maxBytes: Int, logger: Logger) {
+            self.cache = cache
+            self.defaults = defaults
+            self.maxBytes = maxBytes
+            self.logger = logger
+        }
+
+        mutating func usableCache() -> ConfigFetchCache.Entry? {
+            if let cached { return cached }
+            var entry: ConfigFetchCache.Entry?
+            switch cache.load() {
+            case .success(let found)?: entry = found
+            case .failure(let problem)?: logger.error("cached config not used: \(problem)")
+            case nil: entry = nil
+            }
+            cached = .some(entry)
+            return entry
+        }
+
+        /// GET `url`, conditional on the cached ETag.
+        mutating func fetch(url: String, with fetch: HTTPFetch) async throws -> Facts {
+            var headers: [(String, String)] = [("Accept", "application/json")]
+            if let etag = usableCache()?.etag { headers.append(("If-None-Match", etag)) }
+            let reply: HTTPFetch.Reply
+            do {
+                reply = try await fetch.perform(.get, url: url, headers: headers)
+            } catch let failure as HTTPFetch.Failure {
+                return try fallBack(offline: true, reason: "\(url): \(failure)")
+            }
+            switch reply.status {
+            case 200:
+                return try accept(reply.body, etag: reply.header("ETag"), from: url)
+            case 304 where usableCache() != nil:
+                logger.info("config not modified since the cached copy")
+                return facts(source: "cache", path: cache.path, etag: usableCache()?.etag)
+            default:
+                return try fallBack(offline: true, reason: "\(url) answered \(reply.status)")
+            }
+        }
+
+        /// Reads a `file://` URL as if it were fetched.
+        mutating func readFile(url: String) throws -> Facts {
+            let path = Self.percentDecoded(String(url.dropFirst("file://".count)))
+            guard path.hasPrefix("/") else {
+                return try fallBack(offline: true, reason: "\(url): not an absolute file URL")
+            }
+            guard let bytes = AtomicFile.read(path, limit: maxBytes) else {
+                let why = access(path, F_OK) == 0 ? "unreadable or larger than \(maxBytes) bytes" : "no such file"
+                return try fallBack(offline: true, reason: "\(url): \(why)")
+            }
+            return try accept(bytes, etag: nil, from: url)
+        }
+
+        /// Stores a fetched config when it is a JSON object; else handles it like a network failure.
+        mutating func accept(_ body: [UInt8], etag: String?, from url: String) throws -> Facts {
+            guard ConfigFetchCache.isJSONObject(body) else {
+                return try fallBack(offline: true, reason: "\(url): the reply is not a JSON object")
+            }
+            do {
+                try cache.store(body, etag: etag)
+            } catch {
+                return try fallBack(offline: true, reason: "\(url): fetched but not stored: \(error)")
+            }
+            logger.info("config fetched from \(url) (\(body.count) bytes)")
+            return facts(source: "network", path: cache.path, etag: etag)
+        }
+
+        /// The cache, else the defaults, else a network failure (or `source: "none"` without a URL).
+        mutating func fallBack(offline: Bool, reason: String) throws -> Facts {
+            if offline { logger.error("config not fetched: \(reason)") }
+            if offline, let entry = usableCache() {
+                logger.warning("using the cached config \(cache.path)")
+                return facts(source: "cache", path: cache.path, etag: entry.etag, offline: true)
+            }
+            if let defaults {
+                switch AtomicFile.read(defaults, limit: ConfigFetchCache.readLimit) {
+                case let bytes? where ConfigFetchCache.isJSONObject(bytes):
+                    logger.notice("using the default config \(defaults)")
+                    return facts(source: "defaults", path: defaults, offline: offline)
+                case _?: logger.error("default config not used: \(defaults) does not hold a JSON object")
+                case nil: logger.error("default config not used: cannot read \(defaults)")
+                }
+            }
+            guard offline else {
+                logger.notice("no config url and no defaults: the app uses its built-in config")
+                return facts(source: "none", path: nil)
+            }
+            throw StepFailure.network(reason)
+        }
+
+        func facts(source: String, path: String?, etag: String? = nil, offline: Bool = false) -> Facts {
+            var facts: Facts = ["source": .string(source), "offline": .bool(offline)]
+            if let path { facts["path"] = .string(path) }
+            if let etag { facts["etag"] = .string(etag) }
+            return facts
+        }
+
+        /// `%XX` sequences of a URL path decoded (invalid ones kept as they are).
+        static func percentDecoded(_ text: String) -> String {
+            var out: [UInt8] = []
+            var bytes = Array(text.utf8)[...]
+            while let byte = bytes.popFirst() {
+                if byte == UInt8(ascii: "%"), bytes.count >= 2,
+                    let value = UInt8(String(decoding: bytes.prefix(2), as: UTF8.self), radix: 16)
+                {
+                    out.append(value)
+                    bytes = bytes.dropFirst(2)
+                } else {
+                    out.append(byte)
+                }
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import SplashCore
+import SplashPlugins
+import Synchronization
+import Testing
+import TestSupport
+
+/// What the auth-refresh and config-fetch tests share: a state directory, a real HTTP client,
+/// a real test server, and a logger that keeps every record in memory.
+final class AuthTestHarness: Sendable {
+    /// One captured log record, metadata merged.
+    struct Record: Sendable {
+        var level: Logger.Level
+        var message: String
+        var metadata: Logger.Metadata
+
+        /// The message and every metadata value, as one text to search.
+        var text: String { ([message] + metadata.map { "\($0.key)=\($0.value)" }).joined(separator: " ") }
+    }
+
+    let directory: TemporaryDirectory
+    let device: DeviceState
+    let client: HTTPClient
+    let server: TestHTTPServer
+    private let storage = Mutex<[Record]>([])
+
+    private init(directory: TemporaryDirectory, server: TestHTTPServer) {
+        self.directory = directory
+        self.device = DeviceState(stateDirectory: directory.path)
+        self.client = HTTPClient()
+        self.server = server
+    }
+
+    /// Runs `body` with a fresh harness, then shuts the client and server down and removes the
+    /// directory, whatever `body` did.
+    static func with<T>(_ body: (AuthTestHarness) async throws -> T) async throws -> T {
+        let harness = AuthTestHarness(directory: try TemporaryDirectory(prefix: "splash-auth"), server: try await .start())
+        do {
+            let result = try await body(harness)
+            await harness.finish()
+            return result
+        } catch {
+            await harness.finish()
+            throw error
+        }
+    }
+
+    private func finish() async {
+        try? await client.shutdown()
+        try? await server.stop()
+        directory.remove()
+    }
+
+    /// Everything logged so far.
+    var records: [Record] { storage.withLock { $0 } }
+
+    /// The records at `level` or above.
+    func records(atLeast level: Logger.Level) -> [Record] { records.filter { $0.level >= level } }
+
+    /// A step context for `plugin` with `options`, logging here.
+    func context(_ plugin: String, options: [String: JSONValue], reports: ReportLog? = nil) -> StepContext {
+        var logger = Logger(label: "splashd.tests") { _ in Handler(harness: self) }
+        logger.logLevel = .trace
+        logger[metadataKey: "step"] = "\(plugin)"
+        let step = StepSpec(id: plugin, plugin: plugin, options: options)
+        return StepContext(run: StepRun(step: step, launch: "test-launch", attempt: 1, token: 1), logger: logger) { report in
+            reports?.append(report)
+        }
+    }
+
+    /// Checks that none of `secrets` appears in any log record, in `facts` or in `failure`.
+    func expectNoLeak(of secrets: [String], facts: Facts? = nil, failure: StepFailure? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        let facts = facts.map { String(decoding: try! encoder.encode($0), as: UTF8.self) } ?? ""
+        let failure = failure.map { "\($0.code) \($0.message)" } ?? ""
+        for secret in secrets {
+            for record in records {
+                #expect(!record.text.contains(secret), "a log record holds a secret: \(record.message)", sourceLocation: sourceLocation)
+            }
+            #expect(!facts.contains(secret), "facts hold a secret", sourceLocation: sourceLocation)
+            #expect(!failure.contains(secret), "the failure holds a secret", sourceLocation: sourceLocation)
+        }
+    }
+
+    fileprivate func append(_ record: Record) { storage.withLock { $0.append(record) } }
+
+    private struct Handler: LogHandler {
+        let harness: AuthTestHarness
+        var metadata: Logger.Metadata = [:]
+        var metadataProvider: Logger.MetadataProvider?
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let merged = metadata.merging(event.metadata ?? [:]) { _, call in call }
+            harness.append(Record(level: event.level, message: event.message.description, metadata: merged))
+        }
+    }
+
+    /// Reports a plugin sent while it ran.
+    final class ReportLog: Sendable {
+        private let storage = Mutex<[StepReport]>([])
+        var reports: [StepReport] { storage.withLock { $0 } }
+        func append(_ report: StepReport) { storage.withLock { $0.append(report) } }
+    }
+
+    /// The current time in Unix seconds.
+    static func unixNow() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
+    /// Polls `condition` every 10 ms until it holds or 10 s pass; whether it held.
+    static func eventually(_ condition: () async throws -> Bool) async rethrows -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while true {
+            if try await condition() { return true }
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// The `StepFailure` that `body` throws, or nil (recorded as a test issue) when it throws none.
+    static func stepFailure(_ body: () async throws -> Facts, sourceLocation: SourceLocation = #_sourceLocation) async -> StepFailure? {
+        do {
+            let facts = try await body()
+            Issue.record("expected a StepFailure, got facts \(facts)", sourceLocation: sourceLocation)
+        } catch let failure as StepFailure {
+            return failure
+        } catch {
+            Issue.record("expected a StepFailure, got \(error)", sourceLocation: sourceLocation)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,252 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// A small real HTTP/1.1 server on 127.0.0.1 for tests: records requests, answers scripted replies.
+///
+/// Binds port 0 (the kernel picks a free port). Every reply carries `Connection: close` and the
+/// connection is closed after it, so no client keeps a pooled connection across `stop()`: once
+/// stopped, connections are refused ("server down"); `start()` binds the same port again.
+///
+/// Replies are taken from a queue in order; when it is empty, `fallback` answers.
+final class TestHTTPServer: Sendable {
+    /// A request as received.
+    struct Request: Sendable {
+        var method: String
+        /// The request target: path and query.
+        var path: String
+        var headers: [(name: String, value: String)]
+        var body: [UInt8]
+
+        /// The first value of header `name` (case-insensitive).
+        func header(_ name: String) -> String? {
+            headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        }
+
+        var bodyText: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    /// A scripted reply.
+    struct Response: Sendable {
+        enum Kind: Sendable {
+            /// A normal reply.
+            case reply
+            /// Never answers (until the server stops).
+            case stall
+            /// Closes the connection without answering.
+            case close
+        }
+
+        var kind: Kind = .reply
+        var status: Int = 200
+        var headers: [(String, String)] = []
+        var body: [UInt8] = []
+        /// Sends the body in `chunked` transfer encoding, in pieces of this size, without a length.
+        var chunkSize: Int?
+
+        static func json(_ status: Int, _ text: String, headers: [(String, String)] = []) -> Response {
+            Response(status: status, headers: [("Content-Type", "application/json")] + headers, body: Array(text.utf8))
+        }
+
+        static func status(_ status: Int, headers: [(String, String)] = []) -> Response {
+            Response(status: status, headers: headers)
+        }
+
+        static let stall = Response(kind: .stall)
+        static let close = Response(kind: .close)
+    }
+
+    private struct State {
+        var requests: [Request] = []
+        var queue: [Response] = []
+        var fallback = Response.status(500)
+        var listener: (any Channel)?
+        var connections: [ObjectIdentifier: any Channel] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    /// The bound port; fixed after the first start.
+    let port: Int
+
+    private init(port: Int) { self.port = port }
+
+    /// Starts a server on a free port of 127.0.0.1.
+    static func start() async throws -> TestHTTPServer {
+        let holder = ServerHolder(server: nil)
+        let channel = try await bind(port: 0, holder: holder)
+        let server = TestHTTPServer(port: channel.localAddress!.port!)
+        holder.server = server
+        server.state.withLock { $0.listener = channel }
+        return server
+    }
+
+    /// `http://127.0.0.1:PORT` + `path`.
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// Queues replies, answered in order.
+    func enqueue(_ responses: Response...) {
+        state.withLock { $0.queue.append(contentsOf: responses) }
+    }
+
+    /// The reply given when the queue is empty (default: 500).
+    func setFallback(_ response: Response) {
+        state.withLock { $0.fallback = response }
+    }
+
+    /// Every request received so far, in order.
+    var requests: [Request] { state.withLock { $0.requests } }
+
+    /// Whether the server is listening.
+    var isRunning: Bool { state.withLock { $0.listener != nil } }
+
+    /// Stops listening and closes every open connection; connections are refused afterwards.
+    func stop() async throws {
+        let listener = state.withLock { state in
+            defer { state.listener = nil }
+            return state.listener
+        }
+        try await listener?.close()
+        let connections = state.withLock { state in
+            defer { state.connections = [:] }
+            return Array(state.connections.values)
+        }
+        for connection in connections {
+            try? await connection.close()
+        }
+    }
+
+    /// Listens again on the same port after `stop()`.
+    func start() async throws {
+        guard !isRunning else { return }
+        let channel = try await Self.bind(port: port, holder: ServerHolder(server: self))
+        state.withLock { $0.listener = channel }
+    }
+
+    private static func bind(port: Int, holder: ServerHolder) async throws -> any Channel {
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptRecorder(holder: holder))
+                }
+            }
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(RequestHandler(holder: holder))
+                }
+            }
+        let channel = try await bootstrap.bind(host: "127.0.0.1", port: port).get()
+        return channel
+    }
+
+    fileprivate func connectionOpened(_ channel: any Channel) {
+        state.withLock { $0.connections[ObjectIdentifier(channel)] = channel }
+    }
+
+    fileprivate func connectionClosed(_ channel: any Channel) {
+        _ = state.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+
+    /// Records `request` and takes the reply to it.
+    fileprivate func answer(_ request: Request) -> Response {
+        state.withLock { state in
+            state.requests.append(request)
+            return state.queue.isEmpty ? state.fallback : state.queue.removeFirst()
+        }
+    }
+}
+
+/// Lets the first bind's child handlers find the server created after it.
+private final class ServerHolder: Sendable {
+    private let slot: Mutex<TestHTTPServer?>
+    init(server: TestHTTPServer?) { slot = Mutex(server) }
+    var server: TestHTTPServer? {
+        get { slot.withLock { $0 } }
+        set { slot.withLock { $0 = newValue } }
+    }
+}
+
+/// On the listening channel: notes each accepted connection, so `stop()` can close it.
+private final class AcceptRecorder: ChannelInboundHandler, Sendable {
+    typealias InboundIn = any Channel
+    let holder: ServerHolder
+    init(holder: ServerHolder) { self.holder = holder }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let child = unwrapInboundIn(data)
+        if let server = holder.server {
+            server.connectionOpened(child)
+            child.closeFuture.whenComplete { _ in server.connectionClosed(child) }
+        }
+        context.fireChannelRead(data)
+    }
+}
+
+/// Collects one request at a time and writes its scripted reply.
+private final class RequestHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let holder: ServerHolder
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+
+    init(holder: ServerHolder) { self.holder = holder }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            body = []
+        case .body(var buffer):
+            body += buffer.readBytes(length: buffer.readableBytes) ?? []
+        case .end:
+            guard let head, let server = holder.server else { return }
+            let request = TestHTTPServer.Request(
+                method: head.method.rawValue,
+                path: head.uri,
+                headers: head.headers.map { (name: $0.name, value: $0.value) },
+                body: body
+            )
+            respond(server.answer(request), context: context)
+        }
+    }
+
+    private func respond(_ response: TestHTTPServer.Response, context: ChannelHandlerContext) {
+        switch response.kind {
+        case .stall:
+            return
+        case .close:
+            context.close(promise: nil)
+            return
+        case .reply:
+            break
+        }
+        var headers = HTTPHeaders(response.headers)
+        headers.replaceOrAdd(name: "Connection", value: "close")
+        if response.chunkSize == nil {
+            headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
+        }
+        let head = HTTPResponseHead(
+            version: .http1_1,
+            status: HTTPResponseStatus(statusCode: response.status),
+            headers: headers
+        )
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        let pieces = response.chunkSize.map { size in
+            stride(from: 0, to: response.body.count, by: max(1, size)).map {
+                response.body[$0..<min($0 + max(1, size), response.body.count)]
+            }
+        } ?? [response.body[...]]
+        for piece in pieces where !piece.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: piece)))), promise: nil)
+        }
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            channel.close(promise: nil)
+        }
+    }
+}
