@@ -65,6 +65,7 @@ let package = Package(
                 "SplashCore", "SplashPlugins",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -73,6 +74,7 @@ let package = Package(
             name: "SplashDaemon",
             dependencies: [
                 "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashSystemd",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -122,6 +124,8 @@ let package = Package(
             name: "SplashBuiltinsTests",
             dependencies: [
                 "SplashBuiltins", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -69,11 +69,18 @@ public enum Daemon {
         return (config, catalog)
     }
 
-    /// The plugins of this build plus the external ones in `catalog`.
-    public static func makeRegistry(catalog: PluginCatalog, grace: Duration) -> PluginRegistry {
+    /// The plugins of this build plus the external ones in `catalog` (built-ins win a name clash).
+    public static func makeRegistry(
+        catalog: PluginCatalog, grace: Duration, builtins: BuiltinServices?, logger: Logger
+    ) -> PluginRegistry {
         let board = SignalBoard()
-        var plugins: [String: any StepPlugin] = [PluginRegistry.signalPluginName: SignalPlugin(board: board)]
-        for (name, manifest) in catalog.manifests where plugins[name] == nil {
+        var plugins: [String: any StepPlugin] = builtins?.plugins() ?? [:]
+        plugins[PluginRegistry.signalPluginName] = SignalPlugin(board: board)
+        for (name, manifest) in catalog.manifests.sorted(by: { $0.key < $1.key }) {
+            guard plugins[name] == nil else {
+                logger.warning("plugin manifest \(manifest.manifestPath) is shadowed by the built-in plugin \(name)")
+                continue
+            }
             plugins[name] = ExternalPlugin(manifest: manifest, grace: grace)
         }
         return PluginRegistry(plugins: plugins, signalBoard: board)
@@ -88,7 +95,10 @@ public enum Daemon {
         } catch {
             throw DaemonStartError(description: error.description, exitCode: 78)
         }
-        let registry = makeRegistry(catalog: catalog, grace: options.pluginGrace)
+        try SocketServer.makeDirectories(options.stateDirectory, mode: 0o700)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let builtins = BuiltinServices(stateDirectory: options.stateDirectory, eventLoopGroup: group)
+        let registry = makeRegistry(catalog: catalog, grace: options.pluginGrace, builtins: builtins, logger: logger)
         for spec in config.graph.steps where !registry.contains(spec.plugin) {
             logger.error("step \(spec.id) uses plugin \(spec.plugin), which is not available in this build; it will fail")
         }
@@ -104,6 +114,7 @@ public enum Daemon {
             plugins: registry,
             clock: ContinuousClock(),
             broadcaster: broadcaster,
+            builtins: builtins,
             logger: logger,
             makeLaunchID: { UUID().uuidString.lowercased() }
         )
@@ -113,12 +124,22 @@ public enum Daemon {
             broadcaster: broadcaster,
             access: AccessPolicy(controlGID: config.socket.controlGroup.flatMap(AccessPolicy.groupID(named:))),
             options: options,
+            group: group,
+            builtins: builtins,
             logger: logger
         )
         var configuration = ServiceGroupConfiguration(services: [.init(service: service)], logger: logger)
         configuration.gracefulShutdownSignals = [.sigterm, .sigint]
-        try await ServiceGroup(configuration: configuration).run()
-        logger.info("splashd stopped")
+        defer { logger.info("splashd stopped") }
+        do {
+            try await ServiceGroup(configuration: configuration).run()
+        } catch {
+            await builtins.shutdown()
+            try? await group.shutdownGracefully()
+            throw error
+        }
+        await builtins.shutdown()
+        try? await group.shutdownGracefully()
     }
 
     static func socketEndpoint(options: DaemonOptions, config: DaemonConfig) throws -> SocketServer.Endpoint {
@@ -146,11 +167,12 @@ struct DaemonService: Service {
     let broadcaster: StateBroadcaster
     let access: AccessPolicy
     let options: DaemonOptions
+    let group: MultiThreadedEventLoopGroup
+    let builtins: BuiltinServices
     let logger: Logger
     let notifier = SystemdNotifier()
 
     func run() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server: SocketServer
         do {
             server = try await SocketServer.start(
@@ -158,7 +180,6 @@ struct DaemonService: Service {
                 access: access, logger: logger
             )
         } catch {
-            try? await group.shutdownGracefully()
             throw DaemonStartError(description: "\(error)", exitCode: 69)
         }
         logger.info("listening")
@@ -185,7 +206,6 @@ struct DaemonService: Service {
             tasks.cancelAll()
         }
         await server.close()
-        try? await group.shutdownGracefully()
     }
 
     /// `STATUS=` follows the phase, the progress and the running steps.
@@ -206,7 +226,9 @@ struct DaemonService: Service {
             notifier.notify("RELOADING=1")
             do {
                 let (config, catalog) = try Daemon.loadConfiguration(options: options, logger: logger)
-                let registry = Daemon.makeRegistry(catalog: catalog, grace: options.pluginGrace)
+                let registry = Daemon.makeRegistry(
+                    catalog: catalog, grace: options.pluginGrace, builtins: builtins, logger: logger
+                )
                 await controller.reload(graph: config.graph, settings: config.settings, plugins: registry)
                 logger.notice("configuration reloaded from \(config.source): \(config.graph.steps.count) steps, effective from the next launch")
             } catch {

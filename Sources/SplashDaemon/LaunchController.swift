@@ -25,6 +25,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     private let clock: C
     private let origin: C.Instant
     private let broadcaster: StateBroadcaster
+    private let builtins: BuiltinServices?
     private let logger: Logger
     private let makeLaunchID: @Sendable () -> String
     private let inputs: AsyncStream<Input>
@@ -44,9 +45,11 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         plugins: PluginRegistry,
         clock: C,
         broadcaster: StateBroadcaster,
+        builtins: BuiltinServices? = nil,
         logger: Logger,
         makeLaunchID: @escaping @Sendable () -> String
     ) {
+        self.builtins = builtins
         self.machine = LaunchMachine(graph: graph, settings: settings)
         self.machine.tickInterval = Self.tickInterval
         self.plugins = plugins
@@ -140,13 +143,12 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
                 pendingInputs.append(command)
             }
             return .success(())
-        case .signIn, .signOut:
-            return .failure(
-                ProtocolError(
-                    code: ProtocolError.Code.unavailable,
-                    message: "\(command.name) needs the auth-refresh plugin, which this build does not have yet"
-                )
-            )
+        case .signIn(let session):
+            guard let builtins else { return .failure(Self.noBuiltins(command)) }
+            return builtins.signIn(session, graph: machine.graph, logger: logger)
+        case .signOut:
+            guard let builtins else { return .failure(Self.noBuiltins(command)) }
+            return builtins.signOut(graph: machine.graph, logger: logger)
         case .ping, .state, .subscribe, .report:
             return .success(())
         }
@@ -167,6 +169,10 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         .failure(ProtocolError(code: ProtocolError.Code.unavailable, message: "\(report.rawValue) is not available yet"))
     }
 
+    static func noBuiltins(_ command: Request.Command) -> ProtocolError {
+        ProtocolError(code: ProtocolError.Code.unavailable, message: "\(command.name) needs the built-in plugins")
+    }
+
     static func event(for command: Request.Command) -> ServerMessage {
         switch command {
         case .open(let url): .event(name: "open", fields: ["url": .string(url)])
@@ -182,7 +188,9 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             switch action {
             case .start(let run): start(run)
             case .cancel(_, let token): running[token]?.cancel()
-            case .event(let event): LaunchLog.log(event, launch: machine.launch, to: logger)
+            case .event(let event):
+                LaunchLog.log(event, launch: machine.launch, to: logger)
+                if case .launchFinished = event { builtins?.launchFinished(logger: logger) }
             case .publish: broadcaster.publish(machine.snapshot(at: now))
             }
         }

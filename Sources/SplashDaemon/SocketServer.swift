@@ -129,12 +129,13 @@ public final class SocketServer: Sendable {
         return result == 0
     }
 
-    static func makeDirectories(_ path: String) throws {
+    /// `mkdir -p`, new directories with `mode`.
+    static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws {
         var info = stat()
         if stat(path, &info) == 0 { return }
         let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        if !parent.isEmpty { try makeDirectories(parent) }
-        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+        if !parent.isEmpty { try makeDirectories(parent, mode: 0o755) }
+        if mkdir(path, mode) != 0 && errno != EEXIST {
             throw StartError(description: "cannot create \(path): \(String(cString: strerror(errno)))")
         }
     }

@@ -1,0 +1,79 @@
+import AsyncHTTPClient
+import Logging
+public import NIOCore
+import SplashBuiltins
+import SplashCore
+public import SplashPlugins
+
+/// The built-in bootstrap plugins and what the daemon shares with them: the device's state
+/// directory and one HTTP client.
+public struct BuiltinServices: Sendable {
+    public let device: DeviceState
+    let http: HTTPClient
+
+    /// - Parameter eventLoopGroup: the daemon's own loop; HTTP needs no threads of its own.
+    public init(stateDirectory: String, eventLoopGroup: any EventLoopGroup) {
+        device = DeviceState(stateDirectory: stateDirectory)
+        var configuration = HTTPClient.Configuration()
+        // A server that is down should fall back to the cache at once, not after request_timeout.
+        configuration.timeout = .init(connect: .seconds(3))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        http = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+    }
+
+    /// The built-in plugins by name.
+    public func plugins() -> [String: any StepPlugin] {
+        [
+            "auth-refresh": AuthRefreshPlugin(device: device, httpClient: http),
+            "config-fetch": ConfigFetchPlugin(device: device, httpClient: http),
+        ]
+    }
+
+    /// Stores the session the app hands over with `sign-in`, where `graph`'s auth-refresh step reads it.
+    func signIn(_ json: [String: JSONValue], graph: StepGraph, logger: Logger) -> Result<Void, ProtocolError> {
+        guard let store = sessionStore(graph) else { return .failure(Self.noAuthStep) }
+        let session: Session
+        do {
+            session = try Session(json: json)
+        } catch {
+            return .failure(ProtocolError(code: ProtocolError.Code.badRequest, message: "sign-in: \(error.reason)"))
+        }
+        do {
+            try store.write(session)
+        } catch {
+            logger.error("cannot store the session: \(error)")
+            return .failure(ProtocolError(code: ProtocolError.Code.unavailable, message: "cannot store the session"))
+        }
+        logger.notice("signed in\(session.user.map { " as \($0)" } ?? ""); the session takes effect with the next launch")
+        return .success(())
+    }
+
+    /// Removes the stored session (`sign-out`).
+    func signOut(graph: StepGraph, logger: Logger) -> Result<Void, ProtocolError> {
+        guard let store = sessionStore(graph) else { return .failure(Self.noAuthStep) }
+        do {
+            try store.remove()
+        } catch {
+            logger.error("cannot remove the session: \(error)")
+            return .failure(ProtocolError(code: ProtocolError.Code.unavailable, message: "cannot remove the session"))
+        }
+        logger.notice("signed out")
+        return .success(())
+    }
+
+    /// Remembers that a launch on this device reached `finished` (for `first_launch`).
+    func launchFinished(logger: Logger) {
+        do { try device.recordFinishedLaunch() } catch { logger.error("\(error)") }
+    }
+
+    func shutdown() async { try? await http.shutdown() }
+
+    private func sessionStore(_ graph: StepGraph) -> SessionStore? {
+        guard let step = graph.steps.first(where: { $0.plugin == "auth-refresh" }) else { return nil }
+        return SessionStore(path: AuthRefreshPlugin.sessionPath(options: step.options, device: device))
+    }
+
+    private static let noAuthStep = ProtocolError(
+        code: ProtocolError.Code.unavailable, message: "this graph has no auth-refresh step to sign in to"
+    )
+}
