@@ -103,7 +103,12 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["SplashCore", "SplashClient"],
+            dependencies: [
+                "SplashCore", "SplashClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),

@@ -10,6 +10,8 @@ public import SplashPlugins
 public struct BuiltinServices: Sendable {
     public let device: DeviceState
     let http: HTTPClient
+    /// Quick actions and deep links received while a launch runs, for its quick-action step.
+    let inbox = QuickActionInbox()
 
     /// - Parameter eventLoopGroup: the daemon's own loop; HTTP needs no threads of its own.
     public init(stateDirectory: String, eventLoopGroup: any EventLoopGroup) {
@@ -26,7 +28,53 @@ public struct BuiltinServices: Sendable {
         [
             "auth-refresh": AuthRefreshPlugin(device: device, httpClient: http),
             "config-fetch": ConfigFetchPlugin(device: device, httpClient: http),
+            "launch-counter": LaunchCounterPlugin(device: device),
+            "quick-action": QuickActionPlugin(device: device, inbox: inbox),
         ]
+    }
+
+    /// Queues an `action` / `open` for the running launch's quick-action step.
+    func post(_ input: QuickInput) async { await inbox.post(input) }
+
+    /// Inputs that arrived after the quick-action step had run; they are routed as events instead.
+    func leftoverInputs() async -> [QuickInput] { await inbox.drain() }
+
+    /// A new launch: inputs of the last one are gone.
+    func launchStarted() async { await inbox.reset() }
+
+    /// The event for an `action` / `open` after `finished`, routed by `graph`'s quick-action step
+    /// (its scheme, routes and actions table); nil when that step's router does not know it.
+    /// Without a quick-action step, every input is passed on as it is.
+    func event(for input: QuickInput, graph: StepGraph, logger: Logger) -> ServerMessage? {
+        guard let step = graph.steps.first(where: { $0.plugin == "quick-action" }) else {
+            return Self.event(input, resolution: nil)
+        }
+        let router: QuickActionRouter
+        do {
+            router = try QuickActionRouter(options: step.options)
+        } catch {
+            logger.error("\(error)")
+            return nil
+        }
+        guard let resolution = router.resolve(input) else {
+            logger.warning("unknown quick action or deep link dropped: \(String(input.text.prefix(200)))")
+            return nil
+        }
+        return Self.event(input, resolution: resolution)
+    }
+
+    static func event(_ input: QuickInput, resolution: QuickActionRouter.Resolution?) -> ServerMessage {
+        var fields: [String: JSONValue] = [:]
+        switch input {
+        case .action(let name): fields["name"] = .string(name)
+        case .open: fields["url"] = .string(resolution?.url ?? input.text)
+        }
+        if let route = resolution?.route { fields["route"] = .string(route) }
+        if let sheet = resolution?.sheet { fields["sheet"] = .string(sheet) }
+        switch input {
+        case .action: return .event(name: "action", fields: fields)
+        case .open: return .event(name: "open", fields: fields)
+        }
     }
 
     /// Stores the session the app hands over with `sign-in`, where `graph`'s auth-refresh step reads it.

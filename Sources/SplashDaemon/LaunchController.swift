@@ -1,5 +1,6 @@
 public import Logging
 public import SplashCore
+import SplashBuiltins
 import SplashPlugins
 
 /// Runs launches: owns the `LaunchMachine`, runs step attempts through plugins, keeps time with an
@@ -33,8 +34,6 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     /// Attempts in flight (including cancelled ones still tearing down), by token.
     private var running: [UInt64: Task<Void, Never>] = [:]
     private var timer: (deadline: Duration, task: Task<Void, Never>)?
-    /// Quick actions and deep links received while loading, for this launch.
-    public private(set) var pendingInputs: [Request.Command] = []
     private var started = false
 
     /// - Parameters:
@@ -115,7 +114,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
                 machine.tickInterval = Self.tickInterval
                 plugins = reloaded.plugins
                 self.reloaded = nil
-                pendingInputs = []
+                await builtins?.launchStarted()
                 logger.notice("the reloaded configuration takes effect with this launch")
                 apply(machine.start(launch: makeLaunchID(), at: now))
                 return .success(())
@@ -136,12 +135,21 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             await board.complete(step: step)
             logger.info("signal step completed by a client", metadata: ["step": "\(step)"])
             return .success(())
-        case .action, .open:
-            if machine.phase == .finished {
-                broadcaster.broadcast(event: Self.event(for: command))
-            } else {
-                pendingInputs.append(command)
+        case .action(let text), .open(let text):
+            let input: QuickInput = if case .action = command { .action(text) } else { .open(text) }
+            if machine.phase != .finished {
+                // Queued for this launch's quick-action step.
+                await builtins?.post(input)
+                return .success(())
             }
+            let event = builtins.map { $0.event(for: input, graph: machine.graph, logger: logger) }
+                ?? BuiltinServices.event(input, resolution: nil)
+            guard let event else {
+                return .failure(
+                    ProtocolError(code: "unknown-action", message: "no route for \(command.name) \(String(text.prefix(200)))")
+                )
+            }
+            broadcaster.broadcast(event: event)
             return .success(())
         case .signIn(let session):
             guard let builtins else { return .failure(Self.noBuiltins(command)) }
@@ -155,8 +163,8 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         do {
             let actions = try machine.apply(change, at: now)
             if case .relaunch = change {
-                pendingInputs = []
                 await plugins.signalBoard?.reset()
+                await builtins?.launchStarted()
             }
             apply(actions)
             return .success(())
@@ -173,13 +181,6 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         ProtocolError(code: ProtocolError.Code.unavailable, message: "\(command.name) needs the built-in plugins")
     }
 
-    static func event(for command: Request.Command) -> ServerMessage {
-        switch command {
-        case .open(let url): .event(name: "open", fields: ["url": .string(url)])
-        case .action(let name): .event(name: "action", fields: ["name": .string(name)])
-        default: .event(name: command.name, fields: [:])
-        }
-    }
 
     // MARK: Carrying out actions
 
@@ -190,11 +191,24 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             case .cancel(_, let token): running[token]?.cancel()
             case .event(let event):
                 LaunchLog.log(event, launch: machine.launch, to: logger)
-                if case .launchFinished = event { builtins?.launchFinished(logger: logger) }
+                if case .launchFinished = event, let builtins { launchFinished(builtins) }
             case .publish: broadcaster.publish(machine.snapshot(at: now))
             }
         }
         reschedule()
+    }
+
+    /// Records the finished launch, and routes the inputs its quick-action step never saw.
+    private func launchFinished(_ builtins: BuiltinServices) {
+        builtins.launchFinished(logger: logger)
+        let graph = machine.graph
+        let broadcaster = self.broadcaster
+        let logger = self.logger
+        Task {
+            for input in await builtins.leftoverInputs() {
+                if let event = builtins.event(for: input, graph: graph, logger: logger) { broadcaster.broadcast(event: event) }
+            }
+        }
     }
 
     private func start(_ run: StepRun) {

@@ -10,30 +10,35 @@ public final class DaemonProcess: @unchecked Sendable {
     private let process = Process()
     private let exited = DispatchSemaphore(value: 0)
 
-    /// Writes `config` (TOML; a `[socket]` section is added unless present) and starts the daemon.
+    /// Writes `config` (TOML; a `[socket]` section is added unless present) and starts the daemon;
+    /// with `config: nil` the daemon runs its embedded default (no `--config`, `--socket` given).
     /// Returns once the socket accepts clients.
     public init(
-        config: String,
+        config: String?,
         pluginDirectories: [String] = [],
         extraArguments: [String] = [],
         environment: [String: String] = [:],
         socketMode: String = "0660",
         controlGroup: String? = nil,
         socketPath: String? = nil,
-        launcher: [String] = []
+        launcher: [String] = [],
+        stateDirectory: String? = nil
     ) throws {
         directory = try TemporaryDirectory()
         self.socketPath = socketPath ?? directory.file("splashd.sock")
         logPath = directory.file("splashd.log")
-        var text = config
-        if !text.contains("[socket]") {
-            text += "\n[socket]\npath = \"\(self.socketPath)\"\nmode = \"\(socketMode)\"\n"
-            if let controlGroup { text += "control_group = \"\(controlGroup)\"\n" }
+        var configArguments = ["--socket", self.socketPath]
+        if var text = config {
+            if !text.contains("[socket]") {
+                text += "\n[socket]\npath = \"\(self.socketPath)\"\nmode = \"\(socketMode)\"\n"
+                if let controlGroup { text += "control_group = \"\(controlGroup)\"\n" }
+            }
+            configArguments = ["--config", try directory.write("splashd.toml", text)]
         }
-        let configPath = try directory.write("splashd.toml", text)
-        try FileManager.default.createDirectory(atPath: directory.file("state"), withIntermediateDirectories: true)
+        let state = stateDirectory ?? directory.file("state")
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         let daemonArguments =
-            ["--config", configPath, "--state-dir", directory.file("state"), "--verbose"]
+            configArguments + ["--state-dir", state, "--verbose"]
             + pluginDirectories.flatMap { ["--plugin-dir", $0] } + extraArguments
         if let program = launcher.first {
             // E.g. systemd-socket-activate, which execs splashd in the same process.

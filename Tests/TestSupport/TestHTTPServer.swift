@@ -10,26 +10,26 @@ import Synchronization
 /// stopped, connections are refused ("server down"); `start()` binds the same port again.
 ///
 /// Replies are taken from a queue in order; when it is empty, `fallback` answers.
-final class TestHTTPServer: Sendable {
+public final class TestHTTPServer: Sendable {
     /// A request as received.
-    struct Request: Sendable {
-        var method: String
+    public struct Request: Sendable {
+        public var method: String
         /// The request target: path and query.
-        var path: String
-        var headers: [(name: String, value: String)]
-        var body: [UInt8]
+        public var path: String
+        public var headers: [(name: String, value: String)]
+        public var body: [UInt8]
 
         /// The first value of header `name` (case-insensitive).
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             headers.first { $0.name.lowercased() == name.lowercased() }?.value
         }
 
-        var bodyText: String { String(decoding: body, as: UTF8.self) }
+        public var bodyText: String { String(decoding: body, as: UTF8.self) }
     }
 
     /// A scripted reply.
-    struct Response: Sendable {
-        enum Kind: Sendable {
+    public struct Response: Sendable {
+        public enum Kind: Sendable {
             /// A normal reply.
             case reply
             /// Never answers (until the server stops).
@@ -38,23 +38,31 @@ final class TestHTTPServer: Sendable {
             case close
         }
 
-        var kind: Kind = .reply
-        var status: Int = 200
-        var headers: [(String, String)] = []
-        var body: [UInt8] = []
+        public var kind: Kind = .reply
+        public var status: Int = 200
+        public var headers: [(String, String)] = []
+        public var body: [UInt8] = []
         /// Sends the body in `chunked` transfer encoding, in pieces of this size, without a length.
-        var chunkSize: Int?
+        public var chunkSize: Int?
 
-        static func json(_ status: Int, _ text: String, headers: [(String, String)] = []) -> Response {
+        public static func json(_ status: Int, _ text: String, headers: [(String, String)] = []) -> Response {
             Response(status: status, headers: [("Content-Type", "application/json")] + headers, body: Array(text.utf8))
         }
 
-        static func status(_ status: Int, headers: [(String, String)] = []) -> Response {
+        public static func status(_ status: Int, headers: [(String, String)] = []) -> Response {
             Response(status: status, headers: headers)
         }
 
-        static let stall = Response(kind: .stall)
-        static let close = Response(kind: .close)
+        public init(kind: Kind = .reply, status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = [], chunkSize: Int? = nil) {
+            self.kind = kind
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.chunkSize = chunkSize
+        }
+
+        public static let stall = Response(kind: .stall)
+        public static let close = Response(kind: .close)
     }
 
     private struct State {
@@ -68,12 +76,12 @@ final class TestHTTPServer: Sendable {
     private let state = Mutex(State())
     private let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     /// The bound port; fixed after the first start.
-    let port: Int
+    public let port: Int
 
     private init(port: Int) { self.port = port }
 
     /// Starts a server on a free port of 127.0.0.1.
-    static func start() async throws -> TestHTTPServer {
+    public static func start() async throws -> TestHTTPServer {
         let holder = ServerHolder(server: nil)
         let channel = try await bind(port: 0, holder: holder)
         let server = TestHTTPServer(port: channel.localAddress!.port!)
@@ -83,26 +91,26 @@ final class TestHTTPServer: Sendable {
     }
 
     /// `http://127.0.0.1:PORT` + `path`.
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// Queues replies, answered in order.
-    func enqueue(_ responses: Response...) {
+    public func enqueue(_ responses: Response...) {
         state.withLock { $0.queue.append(contentsOf: responses) }
     }
 
     /// The reply given when the queue is empty (default: 500).
-    func setFallback(_ response: Response) {
+    public func setFallback(_ response: Response) {
         state.withLock { $0.fallback = response }
     }
 
     /// Every request received so far, in order.
-    var requests: [Request] { state.withLock { $0.requests } }
+    public var requests: [Request] { state.withLock { $0.requests } }
 
     /// Whether the server is listening.
-    var isRunning: Bool { state.withLock { $0.listener != nil } }
+    public var isRunning: Bool { state.withLock { $0.listener != nil } }
 
     /// Stops listening and closes every open connection; connections are refused afterwards.
-    func stop() async throws {
+    public func stop() async throws {
         let listener = state.withLock { state in
             defer { state.listener = nil }
             return state.listener
@@ -118,7 +126,7 @@ final class TestHTTPServer: Sendable {
     }
 
     /// Listens again on the same port after `stop()`.
-    func start() async throws {
+    public func start() async throws {
         guard !isRunning else { return }
         let channel = try await Self.bind(port: port, holder: ServerHolder(server: self))
         state.withLock { $0.listener = channel }
