@@ -8,8 +8,15 @@ import Glibc
 /// `sd_journal_send` is variadic and not callable from Swift; `sd_journal_sendv` takes one
 /// `iovec` per `NAME=value` field, so values may hold newlines or any other bytes.
 enum JournalSender {
+    /// journald's native socket.
+    static let socketPath = "/run/systemd/journal/socket"
+
     /// Sends `fields` as one journal entry; returns 0, or a negative errno when it was not sent.
+    ///
+    /// `sd_journal_sendv` reports success when the journal socket does not exist ("fail silently
+    /// if the journal is not available"); that case is checked first and returns `-ENOENT`.
     static func send(_ fields: [JournalField]) -> Int32 {
+        if access(socketPath, F_OK) != 0 { return -errno }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + 1 + $1.value.utf8.count })
         var spans: [(start: Int, count: Int)] = []
@@ -45,8 +52,9 @@ enum JournalSender {
         }
     }
 
-    /// The text of a negative errno `code`.
+    /// Why a send that returned the negative errno `code` failed.
     static func describe(_ code: Int32) -> String {
-        String(cString: strerror(-code))
+        if code == -ENOENT { return "no journal socket at \(socketPath)" }
+        return String(cString: strerror(-code))
     }
 }

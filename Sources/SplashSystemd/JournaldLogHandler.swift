@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// The fields are those of ``JournalRecord`` (`MESSAGE`, `PRIORITY`, `SYSLOG_IDENTIFIER`,
 /// `CODE_*`, metadata as `SPLASHD_*`, `MESSAGE_ID` for key launch events). A record the journal
-/// does not take (no journald, a full socket buffer) is written to stderr as one text line
+/// does not take (no journal socket, a full socket buffer) is written to stderr as one text line
 /// instead; the first such line also says why.
 public struct JournaldLogHandler: LogHandler {
     public var logLevel: Logger.Level
