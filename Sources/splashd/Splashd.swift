@@ -6,6 +6,7 @@ import Logging
 import SplashConfig
 import SplashCore
 import SplashDaemon
+import SplashSystemd
 
 /// `splashd`: runs the daemon (the default), or checks a configuration.
 @main
@@ -49,12 +50,15 @@ extension Splashd {
         func run() async throws {
             let environment = ProcessEnvironment.current()
             let level: Logger.Level = verbose ? .debug : .info
-            let format: StderrLogHandler.Format = logFormat == .json ? .json : .text
-            LoggingSystem.bootstrap { label in StderrLogHandler(label: label, format: format, level: level) }
-            let logger = Logger(label: "splashd")
-            if logFormat == .journal {
-                logger.notice("the journal log format is not built in yet; logging text to stderr")
+            let toJournal = logFormat == .journal
+                || (logFormat == .auto && JournalStream.stderrIsJournal(environment: environment))
+            if toJournal {
+                LoggingSystem.bootstrap { label in JournaldLogHandler(label: label, level: level) }
+            } else {
+                let format: StderrLogHandler.Format = logFormat == .json ? .json : .text
+                LoggingSystem.bootstrap { label in StderrLogHandler(label: label, format: format, level: level) }
             }
+            let logger = Logger(label: "splashd")
             let options = DaemonOptions(
                 configPath: common.config,
                 socketPath: socket,
