@@ -221,7 +221,7 @@ import TestSupport
         let renderer = try Renderer(daemon)
         try renderer.until(.finished)
         let good = try Data(contentsOf: URL(fileURLWithPath: cache))
-        for id in 2...3 {
+        for _ in 2...3 {
             #expect(Self.isOK(try renderer.connection.request(.relaunch)))
             let state = try renderer.until(.finished)
             #expect(state.steps[0].status == .succeeded)
