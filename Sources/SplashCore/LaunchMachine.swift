@@ -75,6 +75,11 @@ public struct LaunchMachine: Sendable {
     public let settings: SplashSettings
     /// Relative weight of each step (by index) in `progress`; equal by default.
     public var weights: [Double]
+    /// Expected step durations from past launches: when it has history, progress tracks time and
+    /// `eta` is set; without, every step weighs the same.
+    public var estimator: ProgressEstimator?
+    /// The expected time until `dismissing`, from the estimator.
+    public private(set) var eta: Duration?
     /// When set, a state is published at least this often while steps run, so a progress bar
     /// moves smoothly and `elapsed_ms` / `duration_ms` stay fresh.
     public var tickInterval: Duration?
@@ -122,6 +127,7 @@ public struct LaunchMachine: Sendable {
         slow = false
         timedOut = false
         progress = 0
+        eta = nil
         error = nil
         destination = nil
         decided = nil
@@ -269,7 +275,7 @@ public struct LaunchMachine: Sendable {
     private mutating func drain(at now: Duration) -> [LaunchAction] {
         if dirty {
             lastPublishAt = now
-            updateProgress()
+            updateProgress(at: now)
             seq += 1
             actions.append(.publish)
             dirty = false
@@ -514,11 +520,19 @@ public struct LaunchMachine: Sendable {
         dirty = true
     }
 
-    private mutating func updateProgress() {
+    private mutating func updateProgress(at now: Duration) {
         if phase == .dismissing || phase == .finished {
             progress = 1
+            eta = nil
             return
         }
+        if let estimator, estimator.hasHistory {
+            let estimate = estimator.estimate(machine: self, at: now)
+            eta = estimate.eta
+            progress = max(progress, min(estimate.fraction, ProgressEstimator.cap))
+            return
+        }
+        eta = nil
         var done = 0.0
         var total = 0.0
         for (index, state) in steps.enumerated() {

@@ -173,7 +173,7 @@ extension LaunchMachine {
         return StateMessage(
             seq: seq, launch: launch, phase: phase, slow: slow, progress: progress,
             message: currentMessage, elapsedMs: max(0, (now - launchStartedAt).milliseconds),
-            steps: stepViews, error: error, destination: phase == .finished ? destination : nil
+            etaMs: eta.map { max(0, $0.milliseconds) }, steps: stepViews, error: error, destination: phase == .finished ? destination : nil
         )
     }
 

@@ -108,6 +108,7 @@ public enum Daemon {
             metadata: ["socket": "\(endpoint)"]
         )
         let broadcaster = StateBroadcaster()
+        let historyStore = HistoryStore(stateDirectory: options.stateDirectory, logger: logger)
         let controller = LaunchController(
             graph: config.graph,
             settings: config.settings,
@@ -115,6 +116,13 @@ public enum Daemon {
             clock: ContinuousClock(),
             broadcaster: broadcaster,
             builtins: builtins,
+            history: historyStore.load(),
+            historyStore: historyStore,
+            wallClockMs: {
+                var now = timespec()
+                clock_gettime(CLOCK_REALTIME, &now)
+                return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+            },
             logger: logger,
             makeLaunchID: { UUID().uuidString.lowercased() }
         )

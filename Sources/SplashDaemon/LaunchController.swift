@@ -35,6 +35,11 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     private var running: [UInt64: Task<Void, Never>] = [:]
     private var timer: (deadline: Duration, task: Task<Void, Never>)?
     private var started = false
+    /// What happened in this launch, for the history and the reports.
+    private var recorder: LaunchRecorder?
+    private var history: HistoryLog
+    private let historyStore: HistoryStore?
+    private let wallClockMs: @Sendable () -> Int64
 
     /// - Parameters:
     ///   - makeLaunchID: a fresh launch id (a UUID in the daemon; predictable in tests).
@@ -45,10 +50,16 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         clock: C,
         broadcaster: StateBroadcaster,
         builtins: BuiltinServices? = nil,
+        history: HistoryLog = HistoryLog(),
+        historyStore: HistoryStore? = nil,
+        wallClockMs: @escaping @Sendable () -> Int64 = { 0 },
         logger: Logger,
         makeLaunchID: @escaping @Sendable () -> String
     ) {
         self.builtins = builtins
+        self.history = history
+        self.historyStore = historyStore
+        self.wallClockMs = wallClockMs
         self.machine = LaunchMachine(graph: graph, settings: settings)
         self.machine.tickInterval = Self.tickInterval
         self.plugins = plugins
@@ -68,6 +79,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     public func run() async {
         if !started {
             started = true
+            machine.estimator = estimator(for: machine.graph)
             apply(machine.start(launch: makeLaunchID(), at: now))
         }
         for await input in inputs {
@@ -112,6 +124,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
                 // The reloaded graph takes over at a launch boundary; seq keeps counting.
                 machine = LaunchMachine(graph: reloaded.graph, settings: reloaded.settings, seq: machine.seq)
                 machine.tickInterval = Self.tickInterval
+                machine.estimator = estimator(for: reloaded.graph)
                 plugins = reloaded.plugins
                 self.reloaded = nil
                 await builtins?.launchStarted()
@@ -160,6 +173,9 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         case .ping, .state, .subscribe, .report:
             return .success(())
         }
+        if case .relaunch = change, machine.phase == .finished {
+            machine.estimator = estimator(for: machine.graph)
+        }
         do {
             let actions = try machine.apply(change, at: now)
             if case .relaunch = change {
@@ -174,7 +190,27 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     }
 
     public func report(_ report: Report) async -> Result<(data: JSONValue, text: String?), ProtocolError> {
-        .failure(ProtocolError(code: ProtocolError.Code.unavailable, message: "\(report.rawValue) is not available yet"))
+        switch report {
+        case .graph:
+            return .success((data: .object(["dot": .string(GraphExport.dot(machine.graph))]), text: nil))
+        case .history:
+            return .success((data: HistorySummary.json(history.records), text: HistorySummary.lines(history.records).joined(separator: "\n")))
+        case .blame, .criticalChain, .plot:
+            // The last finished launch; before any, the one running now.
+            guard let record = history.last ?? recorder?.record else {
+                return .failure(ProtocolError(code: ProtocolError.Code.unavailable, message: "no launch recorded yet"))
+            }
+            switch report {
+            case .blame:
+                let entries = Blame.rank(record)
+                return .success((data: .object(["launch": .string(record.launch), "steps": Blame.json(entries)]), text: Blame.text(entries)))
+            case .criticalChain:
+                let chain = CriticalChain.compute(record)
+                return .success((data: chain.json, text: chain.text))
+            default:
+                return .success((data: .object(["launch": .string(record.launch), "svg": .string(GanttPlot.svg(record))]), text: nil))
+            }
+        }
     }
 
     static func noBuiltins(_ command: Request.Command) -> ProtocolError {
@@ -191,11 +227,32 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             case .cancel(_, let token): running[token]?.cancel()
             case .event(let event):
                 LaunchLog.log(event, launch: machine.launch, to: logger)
+                record(event)
                 if case .launchFinished = event, let builtins { launchFinished(builtins) }
             case .publish: broadcaster.publish(machine.snapshot(at: now))
             }
         }
         reschedule()
+    }
+
+    /// Progress weights for `graph` from the launches recorded so far.
+    private func estimator(for graph: StepGraph) -> ProgressEstimator {
+        ProgressEstimator(history: history.records, graph: graph)
+    }
+
+    /// Feeds the launch's record; a finished launch goes into the history.
+    private func record(_ event: LaunchEvent) {
+        if case .launchStarted(let launch) = event {
+            recorder = LaunchRecorder(launch: launch, startedAtUnixMs: wallClockMs(), graph: machine.graph, settings: machine.settings)
+        }
+        recorder?.apply(event, atMs: (now - machine.launchStartedAt).milliseconds)
+        if case .launchFinished = event, let record = recorder?.record {
+            history = history.appending(record)
+            if let historyStore {
+                let snapshot = history
+                Task { await historyStore.save(snapshot) }
+            }
+        }
     }
 
     /// Records the finished launch, and routes the inputs its quick-action step never saw.
