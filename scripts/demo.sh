@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The main job: builds splashd and runs one real launch from `loading` to `finished`, followed by a
-# renderer-like client (`splashctl watch`). The demo graph waits for a display device that appears
-# late and for the kiosk app's first frame, the way a kiosk boots.
+# The main job: builds splashd and runs it on its embedded default configuration (no config file)
+# with a fresh state directory, followed by a renderer-like client (`splashctl watch`): a real launch
+# from `loading` to `finished` that ends in `onboarding`, as on a new device. A relaunch then shows a
+# returning device without a session going to `login`, and the operators' reports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -11,27 +12,26 @@ work=$(mktemp -d /tmp/splashd-demo.XXXXXX)
 sock="$work/splashd.sock"
 ctl() { "$bin/splashctl" --socket "$sock" "$@"; }
 
-sed "s|@WORK@|$work|g" examples/demo.toml > "$work/splashd.toml"
-"$bin/splashd" --config "$work/splashd.toml" --socket "$sock" --plugin-dir plugins --state-dir "$work/state" 2> "$work/splashd.log" &
+"$bin/splashd" --socket "$sock" --state-dir "$work/state" 2> "$work/splashd.log" &
 daemon=$!
 trap 'kill "$daemon" 2>/dev/null || true; wait "$daemon" 2>/dev/null || true; rm -rf "$work"' EXIT
-
 for _ in $(seq 200); do ctl ping >/dev/null 2>&1 && break; sleep 0.05; done
-echo "== renderer (splashctl watch) =="
-ctl watch &
-renderer=$!
 
-# The world outside the daemon: the GPU appears after a while, then the app draws its first frame.
-sleep 1.5; touch "$work/card0"
-ctl wait loading --timeout 5s
-sleep 0.5; ctl complete first-frame
-# The renderer plays its exit animation, then says so.
-ctl wait dismissing --timeout 10s
-sleep 0.2; ctl dismissed
-wait "$renderer"
-
+echo "== first launch on a fresh device (renderer: splashctl watch) =="
+ctl watch
 echo; echo "== splashctl status =="
 ctl status
+
+echo; echo "== the device comes back without a session: relaunch =="
+ctl relaunch
+ctl watch
+echo; echo "== splashctl blame =="
+ctl blame
+echo; echo "== splashctl critical-chain =="
+ctl critical-chain
+echo; echo "== splashctl history =="
+ctl history
+
 echo; echo "== daemon log =="
 kill -TERM "$daemon"; wait "$daemon" || true
 cat "$work/splashd.log"

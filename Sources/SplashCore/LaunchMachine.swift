@@ -242,7 +242,7 @@ public struct LaunchMachine: Sendable {
                 if let retryAt = state.retryAt { consider(retryAt) } else if let d = state.attemptDeadline { consider(d) }
             }
             if isWorkComplete { consider(launchStartedAt + settings.minDisplay) }
-            if let tickInterval, hasUnfinishedWork { consider(lastPublishAt + tickInterval) }
+            if let tickInterval, wantsTicks { consider(lastPublishAt + tickInterval) }
         }
         if phase == .loading {
             if !slow { consider(loadingSince + settings.slowAfter) }
@@ -286,8 +286,12 @@ public struct LaunchMachine: Sendable {
 
     private var hasUnfinishedWork: Bool { steps.contains { !$0.status.isTerminal } }
 
+    /// Ticks keep a bar moving: while steps run, and, when progress tracks time (history), while
+    /// the launch waits out `min_display`.
+    private var wantsTicks: Bool { hasUnfinishedWork || estimator?.hasHistory == true }
+
     private mutating func fire(at now: Duration) {
-        if let tickInterval, workMayRun, hasUnfinishedWork, now >= lastPublishAt + tickInterval {
+        if let tickInterval, workMayRun, wantsTicks, now >= lastPublishAt + tickInterval {
             lastPublishAt = now
             dirty = true
         }

@@ -163,3 +163,26 @@ import Testing
         #expect(h.machine.slow)
     }
 }
+
+@Suite struct LaunchMachineHistoryTickTests {
+    @Test func withHistoryTheBarKeepsMovingThroughMinDisplay() throws {
+        var h = try MachineHarness([step("a")])
+        var recorder = LaunchRecorder(launch: "old", startedAtUnixMs: 0, graph: h.machine.graph, settings: h.machine.settings)
+        recorder.attemptStarted(step: "a", attempt: 1, atMs: 0)
+        recorder.attemptEnded(step: "a", attempt: 1, atMs: 100, outcome: .succeeded)
+        recorder.phaseChanged(to: .dismissing, atMs: 1000)
+        recorder.finished(destination: Destination(screen: .home), atMs: 1300)
+        h.machine.estimator = ProgressEstimator(history: [recorder.record], graph: h.machine.graph)
+        h.machine.tickInterval = .milliseconds(100)
+        h.succeed("a", at: 100)
+        #expect(h.machine.nextDeadline == .milliseconds(200), "ticks while waiting out min_display")
+        let before = h.progressSeen.count
+        for ms in stride(from: 200, through: 900, by: 100) { h.at(ms) }
+        let waiting = Array(h.progressSeen.dropFirst(before))
+        #expect(waiting.count == 8)
+        #expect(waiting == waiting.sorted() && waiting.last! > waiting.first!)
+        #expect(h.machine.eta != nil)
+        h.at(1000)
+        #expect(h.phase == .dismissing)
+    }
+}
