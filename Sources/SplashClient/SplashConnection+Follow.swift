@@ -17,7 +17,10 @@ extension SplashConnection {
         let deadline = timeout.map { ContinuousClock.now + $0 }
         let replyTimeout = timeout.map { min($0, self.timeout) } ?? self.timeout
         switch try request(.subscribe, timeout: replyTimeout) {
-        case .ok: break
+        case .ok:
+            // States queued before the reply are older than the one the daemon sends right after
+            // it (the current state): a follow starts from that one.
+            dropQueuedStates()
         case .error(let error): throw .rejected(error)
         default: throw .invalidMessage("unexpected reply to subscribe")
         }

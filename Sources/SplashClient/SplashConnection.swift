@@ -102,6 +102,14 @@ public final class SplashConnection {
         return (line, ServerMessage.decode(line))
     }
 
+    /// Forgets the state messages read ahead (a newer one follows); keeps everything else.
+    func dropQueuedStates() {
+        readAhead.removeAll { entry in
+            if case .state? = entry.message { return true }
+            return false
+        }
+    }
+
     private static func isReply(_ message: ServerMessage, to id: JSONValue) -> Bool {
         switch message {
         case .ok(let replyID): replyID == id

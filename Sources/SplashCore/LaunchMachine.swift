@@ -242,8 +242,8 @@ public struct LaunchMachine: Sendable {
                 if let retryAt = state.retryAt { consider(retryAt) } else if let d = state.attemptDeadline { consider(d) }
             }
             if isWorkComplete { consider(launchStartedAt + settings.minDisplay) }
-            if let tickInterval, wantsTicks { consider(lastPublishAt + tickInterval) }
         }
+        if let tickInterval, phase == .loading, wantsTicks { consider(lastPublishAt + tickInterval) }
         if phase == .loading {
             if !slow { consider(loadingSince + settings.slowAfter) }
             if !timedOut { consider(loadingSince + settings.timeout) }
@@ -286,12 +286,12 @@ public struct LaunchMachine: Sendable {
 
     private var hasUnfinishedWork: Bool { steps.contains { !$0.status.isTerminal } }
 
-    /// Ticks keep a bar moving: while steps run, and, when progress tracks time (history), while
-    /// the launch waits out `min_display`.
+    /// Ticks keep a bar moving while loading: while steps run, and, when progress tracks time
+    /// (history), while the launch waits out `min_display`. None in `error`: no bar is shown.
     private var wantsTicks: Bool { hasUnfinishedWork || estimator?.hasHistory == true }
 
     private mutating func fire(at now: Duration) {
-        if let tickInterval, workMayRun, wantsTicks, now >= lastPublishAt + tickInterval {
+        if let tickInterval, phase == .loading, wantsTicks, now >= lastPublishAt + tickInterval {
             lastPublishAt = now
             dirty = true
         }
@@ -387,35 +387,22 @@ public struct LaunchMachine: Sendable {
         let duration = now - (steps[index].startedAt ?? now)
         steps[index].failure = failure
         steps[index].attemptDeadline = nil
+        var retryIn: Duration?
         if failure.retryable && tries < spec.retry.attempts {
             let wait = spec.retry.backoff(afterAttempt: tries)
             steps[index].retryAt = now + wait
-            emit(
-                .event(
-                    .stepFailed(
-                        step: spec.id,
-                        attempt: steps[index].attempt,
-                        failure: failure,
-                        duration: duration,
-                        retryIn: wait
-                    )
-                )
-            )
+            retryIn = wait
         } else {
             steps[index].status = .failed
             steps[index].endedAt = now
-            emit(
-                .event(
-                    .stepFailed(
-                        step: spec.id,
-                        attempt: steps[index].attempt,
-                        failure: failure,
-                        duration: duration,
-                        retryIn: nil
-                    )
+        }
+        emit(
+            .event(
+                .stepFailed(
+                    step: spec.id, attempt: steps[index].attempt, failure: failure, duration: duration, retryIn: retryIn
                 )
             )
-        }
+        )
         dirty = true
     }
 

@@ -206,3 +206,39 @@ import TestSupport
         #expect(event == .event(name: "action", fields: ["name": "feedback-form"]))
     }
 }
+
+@Suite struct FollowEndToEndTests {
+    /// A second follow on a subscribed connection starts from the current state, never from states
+    /// that piled up unread before it asked (they are older snapshots).
+    @Test func aLaterFollowStartsFromTheCurrentState() throws {
+        let daemon = try DaemonProcess(config: """
+            [splash]
+            min_display = "0ms"
+            exit_animation = "1m"
+
+            [[step]]
+            id = "hold"
+            plugin = "signal"
+
+            [[step]]
+            id = "hold-more"
+            plugin = "signal"
+            """)
+        let renderer = try daemon.connect()
+        let first = try renderer.follow(timeout: .seconds(10)) { _, _ in false }
+        #expect(first.phase == .loading)
+        // Several states reach the renderer's socket while it does not read.
+        let app = try daemon.connect()
+        #expect(try app.request(.complete(step: "hold")) == .ok(id: 1))
+        _ = try app.follow(timeout: .seconds(10)) { state, _ in state.steps[0].status != .succeeded }
+        #expect(try app.request(.complete(step: "hold-more")) == .ok(id: 3))
+        let current = try app.follow(timeout: .seconds(10)) { state, _ in state.phase != .dismissing }
+        var seen: [StateMessage] = []
+        _ = try renderer.follow(timeout: .seconds(10)) { state, _ in
+            seen.append(state)
+            return false
+        }
+        #expect(seen.first?.phase == .dismissing)
+        #expect(seen.first?.seq == current.seq)
+    }
+}

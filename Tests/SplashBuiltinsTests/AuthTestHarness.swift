@@ -10,21 +10,12 @@ import TestSupport
 /// What the auth-refresh and config-fetch tests share: a state directory, a real HTTP client,
 /// a real test server, and a logger that keeps every record in memory.
 final class AuthTestHarness: Sendable {
-    /// One captured log record, metadata merged.
-    struct Record: Sendable {
-        var level: Logger.Level
-        var message: String
-        var metadata: Logger.Metadata
-
-        /// The message and every metadata value, as one text to search.
-        var text: String { ([message] + metadata.map { "\($0.key)=\($0.value)" }).joined(separator: " ") }
-    }
-
     let directory: TemporaryDirectory
     let device: DeviceState
     let client: HTTPClient
     let server: TestHTTPServer
-    private let storage = Mutex<[Record]>([])
+    /// Every record the plugins under test logged.
+    let log = LogCapture()
 
     private init(directory: TemporaryDirectory, server: TestHTTPServer) {
         self.directory = directory
@@ -54,16 +45,14 @@ final class AuthTestHarness: Sendable {
     }
 
     /// Everything logged so far.
-    var records: [Record] { storage.withLock { $0 } }
+    var records: [LogCapture.Record] { log.records }
 
     /// The records at `level` or above.
-    func records(atLeast level: Logger.Level) -> [Record] { records.filter { $0.level >= level } }
+    func records(atLeast level: Logger.Level) -> [LogCapture.Record] { log.records(atLeast: level) }
 
     /// A step context for `plugin` with `options`, logging here.
     func context(_ plugin: String, options: [String: JSONValue], reports: ReportLog? = nil) -> StepContext {
-        var logger = Logger(label: "splashd.tests") { _ in Handler(harness: self) }
-        logger.logLevel = .trace
-        logger[metadataKey: "step"] = "\(plugin)"
+        let logger = log.logger(metadata: ["step": "\(plugin)"])
         let step = StepSpec(id: plugin, plugin: plugin, options: options)
         return StepContext(run: StepRun(step: step, launch: "test-launch", attempt: 1, token: 1), logger: logger) { report in
             reports?.append(report)
@@ -82,25 +71,6 @@ final class AuthTestHarness: Sendable {
             }
             #expect(!facts.contains(secret), "facts hold a secret", sourceLocation: sourceLocation)
             #expect(!failure.contains(secret), "the failure holds a secret", sourceLocation: sourceLocation)
-        }
-    }
-
-    fileprivate func append(_ record: Record) { storage.withLock { $0.append(record) } }
-
-    private struct Handler: LogHandler {
-        let harness: AuthTestHarness
-        var metadata: Logger.Metadata = [:]
-        var metadataProvider: Logger.MetadataProvider?
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let merged = metadata.merging(event.metadata ?? [:]) { _, call in call }
-            harness.append(Record(level: event.level, message: event.message.description, metadata: merged))
         }
     }
 

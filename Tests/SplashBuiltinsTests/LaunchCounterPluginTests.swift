@@ -8,7 +8,7 @@ import Testing
 @Suite("launch-counter", .timeLimit(.minutes(1)))
 struct LaunchCounterPluginTests {
     let state: TemporaryDirectory
-    let log = QuickActionLogCapture()
+    let log = LogCapture()
 
     init() throws { state = try TemporaryDirectory(prefix: "splash-counter") }
 

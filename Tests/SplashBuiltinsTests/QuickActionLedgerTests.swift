@@ -12,7 +12,7 @@ struct QuickActionLedgerTests {
     @Test func unremovableFilesAreRememberedAcrossRestarts() async throws {
         let state = try TemporaryDirectory(prefix: "splash-ledger")
         defer { state.remove() }
-        let log = QuickActionLogCapture()
+        let log = LogCapture()
         let path = try state.write("spool/stuck", "kiosk://orders/1")
         let identity = try #require(QuickActionSpool.identity(of: path))
         QuickActionLedger(path: state.file("quick-action-spool.json")).ignore([identity], logger: log.logger())
@@ -37,7 +37,7 @@ struct QuickActionLedgerTests {
     @Test func aDamagedLedgerIsIgnoredWithAWarning() throws {
         let state = try TemporaryDirectory(prefix: "splash-ledger")
         defer { state.remove() }
-        let log = QuickActionLogCapture()
+        let log = LogCapture()
         try state.write("quick-action-spool.json", "[{\"path\": 1}, {\"inode\": -1e300")
         #expect(QuickActionLedger(path: state.file("quick-action-spool.json")).ignored(logger: log.logger()).isEmpty)
         #expect(log.records(.warning, containing: "unreadable list").count == 1)

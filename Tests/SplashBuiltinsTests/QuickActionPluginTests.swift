@@ -8,7 +8,7 @@ import Testing
 @Suite("quick-action", .timeLimit(.minutes(1)))
 struct QuickActionPluginTests {
     let state: TemporaryDirectory
-    let log = QuickActionLogCapture()
+    let log = LogCapture()
     let inbox = QuickActionInbox()
     let options: [String: JSONValue] = [
         "scheme": "kiosk",

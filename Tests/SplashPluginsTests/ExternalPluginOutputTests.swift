@@ -1,6 +1,7 @@
 import Logging
 import SplashCore
 import SplashPlugins
+import TestSupport
 import Testing
 
 @Suite("ExternalPlugin: output protocol and logging", .timeLimit(.minutes(1)))

@@ -1,5 +1,6 @@
 import SplashCore
 import SplashPlugins
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

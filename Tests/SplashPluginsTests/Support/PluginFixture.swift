@@ -1,6 +1,7 @@
 import Logging
 import SplashCore
 import SplashPlugins
+import TestSupport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
