@@ -7,6 +7,7 @@ command -v pkg-config >/dev/null || need+=(pkg-config)
 pkg-config --exists libsystemd 2>/dev/null || need+=(libsystemd-dev)
 command -v setpriv >/dev/null || need+=(util-linux)
 command -v python3 >/dev/null || need+=(python3)
+command -v dot >/dev/null || need+=(graphviz)          # the tests parse `splashctl graph` output
 if [ "${#need[@]}" -gt 0 ]; then
   echo "setup: installing ${need[*]}" >&2
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
