@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// The protocol version this build speaks.
@@ -103,22 +103,5 @@ public enum ServerMessage: Sendable, Equatable {
             return .event(name: name, fields: fields)
         default: return nil
         }
-    }
-}
-
-
-/// Compact JSON encoding through `JSONEncoder`, for values without a hand-written form.
-public enum WireCoding {
-    /// Encodes `value` as a compact JSON string.
-    public static func string(_ value: some Encodable) -> String {
-        String(decoding: data(value), as: UTF8.self)
-    }
-
-    /// Encodes `value` as compact JSON bytes.
-    public static func data(_ value: some Encodable) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        // Encoding our own value types cannot fail; keep the daemon alive regardless.
-        return (try? encoder.encode(value)) ?? Data("{}".utf8)
     }
 }

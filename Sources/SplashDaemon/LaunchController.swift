@@ -107,12 +107,6 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     /// Returns once the controller's actor is free: the watchdog's liveness probe.
     public func heartbeat() {}
 
-    /// The current phase (for tests and the service's status line).
-    public var phase: Phase { machine.phase }
-
-    /// The current state.
-    public func snapshot() -> StateMessage { machine.snapshot(at: now) }
-
     public func handle(_ command: Request.Command) async -> Result<Void, ProtocolError> {
         let change: LaunchMachine.Command
         switch command {
