@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Whole-process benchmarks of splashd: gate latency, external-plugin graph vs a shell script,
+# cold start, fan-out to 1,000 subscribers, ping round trip, idle RSS, binary size and what each
+# dependency costs. `make bench` runs this after the in-process suite (Benchmarks/).
+#
+#   scripts/bench.sh [SPLASHD]     (default: .build/release/splashd; build it with `make release`)
+#
+# Environment: BENCH_QUICK=1 runs fewer iterations. Nothing here sleeps to wait for the daemon:
+# the client (scripts/bench/splashbench.c) blocks on reads or epoll until the state it waits for.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=$(realpath "${1:-.build/release/splashd}")
+[ -x "$BIN" ] || { echo "bench: $BIN not found; run 'make release' first" >&2; exit 1; }
+quick=${BENCH_QUICK:-0}
+n() { if [ "$quick" = 1 ]; then echo "$2"; else echo "$1"; fi; }
+
+WORK=$(mktemp -d /tmp/splashd-bench.XXXXXX)
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+cc -O2 -Wall -o "$WORK/splashbench" scripts/bench/splashbench.c
+CLIENT="$WORK/splashbench"
+mkdir -p "$WORK/plugins"
+
+# Starts splashd with config $1 on socket $2 (under systemd's default soft fd limit, 1024),
+# and waits until it answers.
+start_daemon() {
+  local config=$1 sock=$2 name=$3
+  ( ulimit -Sn 1024; exec "$BIN" --config "$config" --socket "$sock" --state-dir "$WORK/state-$name" \
+      --plugin-dir "$WORK/plugins" --log-format text 2>"$WORK/$name.log" ) &
+  DAEMON=$!
+  PIDS+=("$DAEMON")
+  local deadline=$((SECONDS + 20))
+  until "$CLIENT" ping "$sock" 1 >/dev/null 2>&1; do
+    kill -0 "$DAEMON" 2>/dev/null || { echo "bench: splashd ($name) exited; log:" >&2; cat "$WORK/$name.log" >&2; exit 1; }
+    [ $SECONDS -lt $deadline ] || { echo "bench: splashd ($name) did not start" >&2; exit 1; }
+  done
+}
+stop_daemon() { kill "$1"; wait "$1" 2>/dev/null || true; }
+
+echo "== machine"
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores; kernel $(uname -r)"
+echo "swift: $(swift --version 2>/dev/null | head -1)"
+echo
+
+# ---- gate latency: a plugin's exit -> a subscriber receives dismissing -------------------------
+cat >"$WORK/plugins/gate.sh" <<'SH'
+#!/bin/bash
+# Writes CLOCK_REALTIME in ns just before exiting (a bash builtin: no fork between it and exit).
+t=${EPOCHREALTIME/./}
+echo "${t}000" >"$SPLASHD_OPT_FILE"
+SH
+chmod +x "$WORK/plugins/gate.sh"
+printf 'exec = "gate.sh"\n' >"$WORK/plugins/gate.toml"
+cat >"$WORK/gate.toml" <<TOML
+[splash]
+min_display = "0ms"
+exit_animation = "0ms"
+[[step]]
+id = "gate"
+plugin = "gate"
+[step.options]
+file = "$WORK/gate.ts"
+TOML
+echo "== gate latency (1 external bash plugin; min_display = exit_animation = 0ms)"
+start_daemon "$WORK/gate.toml" "$WORK/gate.sock" gate
+"$CLIENT" launches "$WORK/gate.sock" "$(n 300 50)" "$WORK/gate.ts"
+echo
+
+# ---- round trip, then idle RSS of the same daemon after its launches ---------------------------
+echo "== ping round trip (persistent connection)"
+"$CLIENT" ping "$WORK/gate.sock" "$(n 20000 2000)"
+echo
+echo "== footprint"
+rss_of() { awk '/^VmRSS|^VmHWM|^RssAnon|^RssFile/ {printf "%s %s kB  ", $1, $2} END {print ""}' "/proc/$1/status"; }
+echo "idle RSS after $(n 300 50) launches of the 1-plugin graph: $(rss_of "$DAEMON")"
+echo "resident memory by mapping (kB; file-backed pages of shared libraries count too):"
+awk '/^[0-9a-f]+-[0-9a-f]+ / {name = ($6 == "" ? "[anonymous]" : $6); sub(".*/", "", name)} /^Rss:/ {rss[name] += $2}
+     END {for (n in rss) if (rss[n] >= 256) printf "  %6d  %s\n", rss[n], n}' "/proc/$DAEMON/smaps" | sort -rn
+stop_daemon "$DAEMON"
+# The embedded default graph: the four built-ins (auth-refresh, config-fetch, launch-counter,
+# quick-action) with the HTTP client, one launch to finished.
+( ulimit -Sn 1024; exec "$BIN" --socket "$WORK/default.sock" --state-dir "$WORK/state-default" \
+    --log-format text 2>"$WORK/default.log" ) &
+DAEMON=$!; PIDS+=("$DAEMON")
+until "$CLIENT" ping "$WORK/default.sock" 1 >/dev/null 2>&1; do kill -0 "$DAEMON"; done
+python3 - "$WORK/default.sock" <<'PY'
+import socket, sys, json
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rwb")
+f.readline(); f.write(b'{"cmd":"subscribe"}\n'); f.flush()
+while True:
+    m = json.loads(f.readline())
+    if m.get("type") == "state" and m["phase"] == "finished": break
+    if m.get("type") == "state" and m["phase"] == "error": sys.exit("default launch failed: %s" % m)
+PY
+echo "idle RSS after one launch of the embedded default graph (built-ins, HTTP client): $(rss_of "$DAEMON")"
+stop_daemon "$DAEMON"
+strip -o "$WORK/splashd.stripped" "$BIN"
+echo "binary: $(stat -c %s "$BIN") B unstripped, $(stat -c %s "$WORK/splashd.stripped") B stripped"
+echo "linked against: $(ldd "$BIN" | awk '{print $1}' | tr '\n' ' ')"
+size "$WORK/splashd.stripped" | tail -1 | awk '{printf "sections: text %d B, data %d B, bss %d B\n", $1, $2, $3}'
+echo "what each module costs (symbol sizes in the unstripped binary):"
+python3 scripts/bench/sizes.py "$BIN" | sed 's/^/  /'
+echo
+
+# ---- cold start ---------------------------------------------------------------------------------
+cat >"$WORK/cold.toml" <<TOML
+[[step]]
+id = "first-frame"
+plugin = "signal"
+TOML
+echo "== cold start (exec splashd -> hello received; 1 signal step)"
+"$CLIENT" cold "$WORK/cold.sock" "$(n 50 10)" -- "$BIN" --config "$WORK/cold.toml" --socket "$WORK/cold.sock" \
+  --state-dir "$WORK/state-cold" --log-format text
+echo
+
+# ---- external plugins: 200-step graph of /bin/true vs a shell doing the same spawns -------------
+printf 'exec = "/bin/true"\n' >"$WORK/plugins/true.toml"
+{
+  printf '[splash]\nmin_display = "0ms"\nexit_animation = "0ms"\n'
+  for layer in $(seq 0 19); do
+    for i in $(seq 0 9); do
+      printf '[[step]]\nid = "s%d-%d"\nplugin = "true"\n' "$layer" "$i"
+      if [ "$layer" -gt 0 ]; then
+        printf 'after = [%s]\n' "$(for j in $(seq 0 9); do printf '"s%d-%d",' $((layer - 1)) "$j"; done | sed 's/,$//')"
+      fi
+    done
+  done
+} >"$WORK/spawn200.toml"
+shell_spawns() {  # the same 200 spawns, 20 layers of 10 in parallel
+  for _ in $(seq 20); do
+    for _ in 1 2 3 4 5 6 7 8 9 10; do /bin/true & done
+    wait
+  done
+}
+time_shell() {
+  local runs=$1 t0 t1
+  for _ in $(seq "$runs"); do
+    t0=${EPOCHREALTIME/./}; shell_spawns; t1=${EPOCHREALTIME/./}
+    echo $((t1 - t0))
+  done | sort -n | awk '{v[NR]=$1} END {printf "shell script, same 200 spawns (20 layers x 10 with wait): median=%.1f min=%.1f max=%.1f n=%d (us)\n", v[int((NR+1)/2)], v[1], v[NR], NR}'
+}
+echo "== external plugins: 200 steps of /bin/true (20 layers x 10), relaunch -> dismissing"
+start_daemon "$WORK/spawn200.toml" "$WORK/spawn200.sock" spawn200
+time_shell "$(n 30 5)"
+"$CLIENT" launches "$WORK/spawn200.sock" "$(n 30 5)"
+time_shell "$(n 30 5)"
+stop_daemon "$DAEMON"
+echo
+
+# ---- fan-out ------------------------------------------------------------------------------------
+cat >"$WORK/fanout.toml" <<TOML
+[splash]
+min_display = "0ms"
+exit_animation = "0ms"
+[[step]]
+id = "go"
+plugin = "signal"
+TOML
+subscribers=${BENCH_SUBSCRIBERS:-1000}
+echo "== fan-out: $subscribers subscribers, one state change (relaunch / complete) -> each receives it"
+start_daemon "$WORK/fanout.toml" "$WORK/fanout.sock" fanout
+( ulimit -n $((subscribers + 64)); "$CLIENT" fanout "$WORK/fanout.sock" "$subscribers" "$(n 100 10)" go )
+echo "daemon RSS with $subscribers subscribers: $(rss_of "$DAEMON")"
+stop_daemon "$DAEMON"
