@@ -14,6 +14,8 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         case finished(token: UInt64, result: Result<Facts, StepFailure>)
         case report(token: UInt64, StepReport)
         case timer
+        /// Publish the state, once every input queued before it has been applied.
+        case flush
     }
 
     /// States are published at least this often while steps run.
@@ -34,6 +36,10 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     /// Attempts in flight (including cancelled ones still tearing down), by token.
     private var running: [UInt64: Task<Void, Never>] = [:]
     private var timer: (deadline: Duration, task: Task<Void, Never>)?
+    /// The state changed since the last publish.
+    private var publishPending = false
+    /// A `.flush` is queued behind the inputs waiting now.
+    private var flushQueued = false
     private var started = false
     /// What happened in this launch, for the history and the reports.
     private var recorder: LaunchRecorder?
@@ -86,14 +92,17 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             switch input {
             case .finished(let token, let result):
                 running[token] = nil
-                apply(machine.stepFinished(token: token, result: result, at: now))
+                apply(machine.stepFinished(token: token, result: result, at: now), coalescing: true)
             case .report(let token, .progress(let fraction)):
-                apply(machine.stepReported(token: token, fraction: fraction, at: now))
+                apply(machine.stepReported(token: token, fraction: fraction, at: now), coalescing: true)
             case .report(let token, .message(let message)):
-                apply(machine.stepReported(token: token, message: message, at: now))
+                apply(machine.stepReported(token: token, message: message, at: now), coalescing: true)
             case .timer:
                 timer = nil
-                apply(machine.advance(to: now))
+                apply(machine.advance(to: now), coalescing: true)
+            case .flush:
+                flushQueued = false
+                publishNow()
             }
         }
         await stopAll()
@@ -214,7 +223,11 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
 
     // MARK: Carrying out actions
 
-    private func apply(_ actions: [LaunchAction]) {
+    /// Carries out `actions`. With `coalescing`, a state change is published once every input
+    /// already queued has been applied (one state for a burst of step results), except a phase
+    /// change, which is published at once: subscribers never miss a phase.
+    private func apply(_ actions: [LaunchAction], coalescing: Bool = false) {
+        var phaseChanged = false
         for action in actions {
             switch action {
             case .start(let run): start(run)
@@ -222,11 +235,28 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             case .event(let event):
                 LaunchLog.log(event, launch: machine.launch, to: logger)
                 record(event)
+                if case .phaseChanged = event { phaseChanged = true }
                 if case .launchFinished = event, let builtins { launchFinished(builtins) }
-            case .publish: broadcaster.publish(machine.snapshot(at: now))
+            case .publish: publishPending = true
+            }
+        }
+        if publishPending {
+            if coalescing && !phaseChanged {
+                if !flushQueued {
+                    flushQueued = true
+                    continuation.yield(.flush)
+                }
+            } else {
+                publishNow()
             }
         }
         reschedule()
+    }
+
+    private func publishNow() {
+        guard publishPending else { return }
+        publishPending = false
+        broadcaster.publish(machine.publish(at: now))
     }
 
     /// Progress weights for `graph` from the launches recorded so far.

@@ -31,6 +31,7 @@ struct MachineHarness {
             case .event(let event): events.append(event)
             case .publish:
                 publishes += 1
+                _ = machine.publish(at: now)
                 progressSeen.append(machine.progress)
             }
         }

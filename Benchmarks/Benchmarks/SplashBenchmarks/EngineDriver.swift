@@ -23,9 +23,10 @@ enum EngineDriver {
     enum Publish {
         /// Ignore `.publish` (the machine alone).
         case none
-        /// What the daemon does today: a snapshot and one encoding per `.publish`.
+        /// A snapshot and one encoding per `.publish` (what the daemon did before it coalesced).
         case snapshotAndEncode
-        /// Remember that a publish is due; snapshot and encode the latest once, when idle.
+        /// Remember that a publish is due; snapshot and encode the latest once, when idle (what
+        /// `LaunchController` does: a flush queued behind the pending inputs).
         case coalesced
     }
 
@@ -52,7 +53,7 @@ enum EngineDriver {
                     switch publish {
                     case .none: break
                     case .snapshotAndEncode:
-                        published += ServerMessage.state(machine.snapshot(at: now)).line().count
+                        published += ServerMessage.state(machine.publish(at: now)).line().count
                     case .coalesced: due = true
                     }
                 default: break
@@ -68,7 +69,7 @@ enum EngineDriver {
                 carryOut(machine.stepFinished(token: token, result: .success([:]), at: now))
             } else {
                 if due {
-                    published += ServerMessage.state(machine.snapshot(at: now)).line().count
+                    published += ServerMessage.state(machine.publish(at: now)).line().count
                     due = false
                 }
                 // Only the zero min_display deadline can be left.
@@ -76,7 +77,7 @@ enum EngineDriver {
                 if head >= queue.count && machine.phase == .loading { break }
             }
         }
-        if due { published += ServerMessage.state(machine.snapshot(at: now)).line().count }
+        if due { published += ServerMessage.state(machine.publish(at: now)).line().count }
         precondition(machine.phase == .dismissing, "launch ended in \(machine.phase)")
         return published
     }

@@ -124,6 +124,7 @@ struct LaunchSimulation {
             case .event(let event):
                 recorder.apply(event, atMs: (now - machine.launchStartedAt).milliseconds)
             case .publish:
+                _ = machine.publish(at: now)
                 publishedAt = now
             }
         }
