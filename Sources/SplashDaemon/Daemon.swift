@@ -17,6 +17,9 @@ import UnixSignals
 
 extension SignalBoard: SignalCompleting {}
 
+/// `RLIMIT_NOFILE` as the type `getrlimit` takes (an enum in Glibc's Swift import).
+private let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+
 /// How `splashd` was asked to run.
 public struct DaemonOptions: Sendable {
     /// An explicit config file; nil means the default path, or the embedded default when absent.
@@ -88,6 +91,7 @@ public enum Daemon {
 
     /// Runs until SIGTERM or SIGINT, then stops every plugin and returns.
     public static func run(options: DaemonOptions, logger: Logger) async throws {
+        raiseDescriptorLimit(logger: logger)
         let config: DaemonConfig
         let catalog: PluginCatalog
         do {
@@ -148,6 +152,18 @@ public enum Daemon {
         }
         await builtins.shutdown()
         try? await group.shutdownGracefully()
+    }
+
+    /// Every client connection is a descriptor: take the hard limit as the soft one (systemd's
+    /// default soft limit, 1024, would cap subscribers at about a thousand).
+    static func raiseDescriptorLimit(logger: Logger) {
+        var limit = rlimit()
+        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        let previous = limit.rlim_cur
+        limit.rlim_cur = limit.rlim_max
+        if setrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 {
+            logger.debug("descriptor limit raised from \(previous) to \(limit.rlim_max)")
+        }
     }
 
     static func socketEndpoint(options: DaemonOptions, config: DaemonConfig) throws -> SocketServer.Endpoint {

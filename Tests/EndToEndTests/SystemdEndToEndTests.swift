@@ -115,3 +115,19 @@ import TestSupport
         #expect(daemon.stop() == 0)
     }
 }
+
+@Suite struct DescriptorLimitTests {
+    @Test func theDaemonRaisesItsSoftDescriptorLimitToTheHardOne() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else {
+            print("skipped: prlimit is not installed")
+            return
+        }
+        let daemon = try DaemonProcess(
+            config: SystemdEndToEndTests.config(steps: ["frame"]),
+            launcher: ["/usr/bin/prlimit", "--nofile=256:4096", "--"]
+        )
+        let limits = try String(contentsOfFile: "/proc/\(daemon.pid)/limits", encoding: .utf8)
+        let line = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })
+        #expect(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).prefix(2) == ["4096", "4096"])
+    }
+}
