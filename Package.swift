@@ -26,20 +26,15 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // External plugins: spawning without a shell, in their own process group.
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
-        // The TOML configuration file.
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         // HTTP for the built-in auth-refresh and config-fetch plugins.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // Pure core: graph, phase machine, protocol types. No sockets, files or processes.
         .target(name: "SplashCore", swiftSettings: strict),
-        // TOML configuration and plugin manifests -> core types, with located errors.
-        .target(
-            name: "SplashConfig",
-            dependencies: ["SplashCore", .product(name: "TOMLKit", package: "TOMLKit")],
-            swiftSettings: strict
-        ),
+        // TOML configuration and plugin manifests -> core types, with located errors. Its own TOML
+        // reader: TOMLKit (toml++) autolinked full Foundation and ICU (see docs/benchmarks.md).
+        .target(name: "SplashConfig", dependencies: ["SplashCore"], swiftSettings: strict),
         // Plugins: the step plugin protocol, built-in plugins, external plugin processes.
         .target(
             name: "SplashPlugins",

@@ -1,5 +1,4 @@
 import SplashCore
-import TOMLKit
 
 /// Reads the daemon's TOML configuration into a validated `DaemonConfig`.
 ///

@@ -1,5 +1,4 @@
 public import SplashCore
-import TOMLKit
 
 /// The plugins steps may use: the built-ins plus external plugins described by manifests.
 ///

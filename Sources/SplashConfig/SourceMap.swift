@@ -1,6 +1,6 @@
 /// Where table headers and keys are in a TOML text, to give messages a line number.
 ///
-/// TOMLKit does not expose source positions of parsed values, so this scans the text itself. It
+/// The TOML reader does not keep source positions of parsed values, so this scans the text itself. It
 /// understands enough TOML to stay on track: table and array-of-tables headers, bare, quoted and
 /// dotted keys, strings (including multi-line ones), comments, and values that span lines. It is
 /// only used on text that already parsed, and a miss just means a message without a line.

@@ -1,5 +1,4 @@
 import SplashCore
-import TOMLKit
 
 /// Reads the `[[step]]` entries of a config into `StepSpec`s.
 enum StepReader {

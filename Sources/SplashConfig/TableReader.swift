@@ -1,5 +1,4 @@
 import SplashCore
-import TOMLKit
 
 /// Typed access to one TOML table of a file, throwing located `ConfigError`s.
 ///
@@ -23,14 +22,11 @@ struct TableReader {
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            let position = error.source.begin
-            throw ConfigError(
-                file: file, line: position.line > 0 ? position.line : nil,
-                message: "TOML syntax error: \(error.description) (column \(position.column))"
-            )
         } catch {
-            throw ConfigError(file: file, message: "TOML syntax error: \(error)")
+            throw ConfigError(
+                file: file, line: error.line,
+                message: "TOML syntax error: \(error.description) (column \(error.column))"
+            )
         }
         return TableReader(table: table, file: file, map: SourceMap(text), path: [])
     }
@@ -113,7 +109,7 @@ struct TableReader {
     }
 
     func wrongType(
-        _ key: String, _ value: any TOMLValueConvertible, expected: TOMLType, of element: TOMLType? = nil
+        _ key: String, _ value: TOMLValue, expected: TOMLType, of element: TOMLType? = nil
     ) -> ConfigError {
         var expectation = expected.withArticle
         if let element { expectation += " of \(element.name)s" }

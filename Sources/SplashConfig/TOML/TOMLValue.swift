@@ -1,0 +1,78 @@
+/// The kinds of TOML values.
+enum TOMLType: Sendable, Equatable {
+    case table, array, string, int, double, bool, date, time, dateTime
+}
+
+/// A parsed TOML value. Dates and times keep their TOML text.
+indirect enum TOMLValue: Sendable, Equatable {
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
+    case date(String)
+    case time(String)
+    case dateTime(String)
+    case array([TOMLValue])
+    case table(TOMLTable)
+
+    var type: TOMLType {
+        switch self {
+        case .string: .string
+        case .int: .int
+        case .double: .double
+        case .bool: .bool
+        case .date: .date
+        case .time: .time
+        case .dateTime: .dateTime
+        case .array: .array
+        case .table: .table
+        }
+    }
+
+    var string: String? { if case .string(let value) = self { value } else { nil } }
+    var int: Int? { if case .int(let value) = self { value } else { nil } }
+    var double: Double? { if case .double(let value) = self { value } else { nil } }
+    var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
+    var array: [TOMLValue]? { if case .array(let value) = self { value } else { nil } }
+    var table: TOMLTable? { if case .table(let value) = self { value } else { nil } }
+
+    /// The text of a date, time or date-time.
+    var dateText: String? {
+        switch self {
+        case .date(let text), .time(let text), .dateTime(let text): text
+        default: nil
+        }
+    }
+}
+
+/// A TOML table: its keys in the order they were written.
+struct TOMLTable: Sendable, Equatable, Sequence {
+    private(set) var keys: [String] = []
+    private var values: [String: TOMLValue] = [:]
+
+    init() {}
+
+    /// Parses a TOML document.
+    init(string text: String) throws(TOMLParseError) {
+        var parser = TOMLParser(text)
+        self = try parser.parse()
+    }
+
+    subscript(key: String) -> TOMLValue? { values[key] }
+
+    mutating func set(_ key: String, _ value: TOMLValue) {
+        if values.updateValue(value, forKey: key) == nil { keys.append(key) }
+    }
+
+    func makeIterator() -> some IteratorProtocol<(String, TOMLValue)> {
+        keys.lazy.map { ($0, values[$0]!) }.makeIterator()
+    }
+}
+
+/// Why a text is not TOML, and where.
+struct TOMLParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    var line: Int
+    var column: Int
+    var message: String
+    var description: String { message }
+}
