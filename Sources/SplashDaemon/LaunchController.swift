@@ -123,17 +123,20 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         case .continueOffline: change = .continueOffline
         case .dismissed: change = .dismissed
         case .relaunch:
-            if let reloaded, machine.phase == .finished {
-                // The reloaded graph takes over at a launch boundary; seq keeps counting.
-                machine = LaunchMachine(graph: reloaded.graph, settings: reloaded.settings, seq: machine.seq)
-                machine.tickInterval = Self.tickInterval
-                machine.estimator = estimator(for: reloaded.graph)
-                plugins = reloaded.plugins
-                self.reloaded = nil
+            if reloaded != nil, machine.phase == .finished {
                 await builtins?.launchStarted()
-                logger.notice("the reloaded configuration takes effect with this launch")
-                apply(machine.start(launch: makeLaunchID(), at: now))
-                return .success(())
+                // Checked again after the suspension; from here on nothing suspends.
+                if let reloaded, machine.phase == .finished {
+                    // The reloaded graph takes over at a launch boundary; seq keeps counting.
+                    machine = LaunchMachine(graph: reloaded.graph, settings: reloaded.settings, seq: machine.seq)
+                    machine.tickInterval = Self.tickInterval
+                    machine.estimator = estimator(for: reloaded.graph)
+                    plugins = reloaded.plugins
+                    self.reloaded = nil
+                    logger.notice("the reloaded configuration takes effect with this launch")
+                    apply(machine.start(launch: makeLaunchID(), at: now))
+                    return .success(())
+                }
             }
             change = .relaunch(launch: makeLaunchID())
         case .complete(let step):
@@ -177,15 +180,15 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             return .success(())
         }
         if case .relaunch = change, machine.phase == .finished {
+            // Forget the last launch's completions and inputs first: between these awaits and the
+            // transition below, nothing of the new launch exists yet.
+            await plugins.signalBoard?.reset()
+            await builtins?.launchStarted()
             machine.estimator = estimator(for: machine.graph)
         }
         do {
-            let actions = try machine.apply(change, at: now)
-            if case .relaunch = change {
-                await plugins.signalBoard?.reset()
-                await builtins?.launchStarted()
-            }
-            apply(actions)
+            // No suspension from here on: the transition and its actions happen in one turn.
+            apply(try machine.apply(change, at: now))
             return .success(())
         } catch {
             return .failure(ProtocolError(code: error.code, message: error.message))

@@ -84,7 +84,8 @@ import TestSupport
             return state.phase != .finished
         }
         #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $1 == $0 + 1 }, "the reading subscriber saw every state")
-        #expect(seqs.count > 400)
+        // Bursts may be coalesced into one state, but far more than the stuck client's buffers hold.
+        #expect(seqs.count > 100)
         // The stuck subscriber now reads: it skipped states but ends with the latest one.
         var stuckStates: [StateMessage] = []
         while stuckStates.last?.phase != .finished {
