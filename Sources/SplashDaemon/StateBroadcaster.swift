@@ -73,9 +73,6 @@ public final class StateBroadcaster: Sendable {
         _ = storage.withLockedValue { $0.subscribers.removeValue(forKey: ObjectIdentifier(subscriber)) }
     }
 
-    /// The number of socket subscribers.
-    public var subscriberCount: Int { storage.withLockedValue { $0.subscribers.count } }
-
     /// In-process observers (the systemd notifier, tests): the current state, then every change.
     /// A slow observer keeps the newest 256 states.
     public func observe() -> AsyncStream<StateMessage> {
