@@ -185,7 +185,14 @@ public enum Daemon {
 
 /// The daemon as one service: serve the socket, run launches, talk to systemd, reload on SIGHUP,
 /// stop cleanly on SIGTERM.
-struct DaemonService: Service {
+///
+/// `CustomStringConvertible` because `ServiceGroupConfiguration.ServiceConfiguration` names each
+/// service with `"\(service)"`: without a description that reflects over every stored property
+/// (the options, their environment dictionary, the logger...), which cost about a quarter of the
+/// daemon's start-up CPU time in dynamic casts and protocol-conformance scans.
+struct DaemonService: Service, CustomStringConvertible {
+    var description: String { "splashd" }
+
     let endpoint: SocketServer.Endpoint
     let controller: LaunchController<ContinuousClock>
     let broadcaster: StateBroadcaster
