@@ -8,8 +8,24 @@ import SplashCore
 import SplashDaemon
 import SplashSystemd
 
-/// `splashd`: runs the daemon (the default), or checks a configuration.
+/// The entry point: the run command line in its usual forms is read directly (`RunArguments`, no
+/// reflection), anything else by swift-argument-parser, which owns help, `check` and every error.
 @main
+enum SplashdEntry {
+    static func main() async {
+        guard let arguments = RunArguments.parse(Array(CommandLine.arguments.dropFirst())) else {
+            await Splashd.main()
+            return
+        }
+        do {
+            try await Splashd.Run.runDaemon(arguments)
+        } catch {
+            Splashd.exit(withError: error)
+        }
+    }
+}
+
+/// `splashd`: runs the daemon (the default), or checks a configuration.
 struct Splashd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "splashd",
@@ -48,22 +64,35 @@ extension Splashd {
         var verbose = false
 
         func run() async throws {
+            try await Self.runDaemon(RunArguments(
+                config: common.config,
+                socket: socket,
+                stateDirectory: stateDirectory,
+                pluginDirectories: common.pluginDirectories,
+                logFormat: RunArguments.LogFormat(rawValue: logFormat.rawValue) ?? .auto,
+                verbose: verbose
+            ))
+        }
+
+        /// Runs the daemon until SIGTERM or SIGINT; both command-line readers end here.
+        static func runDaemon(_ arguments: RunArguments) async throws {
             let environment = ProcessEnvironment.current()
-            let level: Logger.Level = verbose ? .debug : .info
-            let toJournal = logFormat == .journal
-                || (logFormat == .auto && JournalStream.stderrIsJournal(environment: environment))
+            let level: Logger.Level = arguments.verbose ? .debug : .info
+            let toJournal = arguments.logFormat == .journal
+                || (arguments.logFormat == .auto && JournalStream.stderrIsJournal(environment: environment))
             if toJournal {
                 LoggingSystem.bootstrap { label in JournaldLogHandler(label: label, level: level) }
             } else {
-                let format: StderrLogHandler.Format = logFormat == .json ? .json : .text
+                let format: StderrLogHandler.Format = arguments.logFormat == .json ? .json : .text
                 LoggingSystem.bootstrap { label in StderrLogHandler(label: label, format: format, level: level) }
             }
             let logger = Logger(label: "splashd")
             let options = DaemonOptions(
-                configPath: common.config,
-                socketPath: socket,
-                stateDirectory: stateDirectory ?? environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init) ?? "/var/lib/splashd",
-                pluginDirectories: common.pluginDirectories,
+                configPath: arguments.config,
+                socketPath: arguments.socket,
+                stateDirectory: arguments.stateDirectory
+                    ?? environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init) ?? "/var/lib/splashd",
+                pluginDirectories: arguments.pluginDirectories,
                 environment: environment
             )
             do {
