@@ -29,18 +29,28 @@ public struct AuthRefreshPlugin: StepPlugin {
     public static let rejectedCode = "auth-rejected"
 
     let device: DeviceState
-    let httpClient: HTTPClient
+    let http: SharedHTTPClient
     /// The current time in Unix seconds.
     let now: @Sendable () -> Int64
 
+    /// Creates the plugin for the device's state directory, sending requests with `http`'s
+    /// client (created at the first request).
+    public init(device: DeviceState, http: SharedHTTPClient) {
+        self.init(device: device, http: http, now: { Int64(time(nil)) })
+    }
+
     /// Creates the plugin for the device's state directory, sending requests with `httpClient`.
     public init(device: DeviceState, httpClient: HTTPClient) {
-        self.init(device: device, httpClient: httpClient, now: { Int64(time(nil)) })
+        self.init(device: device, http: SharedHTTPClient(httpClient))
     }
 
     init(device: DeviceState, httpClient: HTTPClient, now: @escaping @Sendable () -> Int64) {
+        self.init(device: device, http: SharedHTTPClient(httpClient), now: now)
+    }
+
+    init(device: DeviceState, http: SharedHTTPClient, now: @escaping @Sendable () -> Int64) {
         self.device = device
-        self.httpClient = httpClient
+        self.http = http
         self.now = now
     }
 
@@ -90,7 +100,7 @@ public struct AuthRefreshPlugin: StepPlugin {
         let endpoint = AuthTokenEndpoint(
             url: tokenURL,
             clientID: clientID,
-            fetch: HTTPFetch(client: httpClient, timeout: timeout, maxBytes: AuthTokenEndpoint.replyLimit)
+            fetch: HTTPFetch(client: http.client, timeout: timeout, maxBytes: AuthTokenEndpoint.replyLimit)
         )
         switch try await endpoint.refresh(session.refreshToken) {
         case .granted(let grant):

@@ -29,15 +29,21 @@ public import SplashPlugins
 /// read), `etag` (when known), `offline`.
 public struct ConfigFetchPlugin: StepPlugin {
     let device: DeviceState
-    let httpClient: HTTPClient
+    let http: SharedHTTPClient
 
     /// The `max_bytes` default: 1 MiB.
     public static let defaultMaxBytes = 1 << 20
 
+    /// Creates the plugin for the device's state directory, sending requests with `http`'s
+    /// client (created at the first request).
+    public init(device: DeviceState, http: SharedHTTPClient) {
+        self.device = device
+        self.http = http
+    }
+
     /// Creates the plugin for the device's state directory, sending requests with `httpClient`.
     public init(device: DeviceState, httpClient: HTTPClient) {
-        self.device = device
-        self.httpClient = httpClient
+        self.init(device: device, http: SharedHTTPClient(httpClient))
     }
 
     /// Fetches the config; see the type's description.
@@ -61,7 +67,7 @@ public struct ConfigFetchPlugin: StepPlugin {
             throw options.failure("url", "an http://, https:// or file:// URL")
         }
         context.report(.message("Loading configuration"))
-        let fetch = HTTPFetch(client: httpClient, timeout: timeout, maxBytes: maxBytes)
+        let fetch = HTTPFetch(client: http.client, timeout: timeout, maxBytes: maxBytes)
         return try await attempt.fetch(url: url, with: fetch)
     }
 

@@ -6,10 +6,10 @@ import SplashCore
 public import SplashPlugins
 
 /// The built-in bootstrap plugins and what the daemon shares with them: the device's state
-/// directory and one HTTP client.
+/// directory and one HTTP client, created at the first request.
 public struct BuiltinServices: Sendable {
     public let device: DeviceState
-    let http: HTTPClient
+    let http: SharedHTTPClient
     /// Quick actions and deep links received while a launch runs, for its quick-action step.
     let inbox = QuickActionInbox()
 
@@ -20,14 +20,14 @@ public struct BuiltinServices: Sendable {
         // A server that is down should fall back to the cache at once, not after request_timeout.
         configuration.timeout = .init(connect: .seconds(3))
         configuration.connectionPool.retryConnectionEstablishment = false
-        http = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+        http = SharedHTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
     }
 
     /// The built-in plugins by name.
     public func plugins() -> [String: any StepPlugin] {
         [
-            "auth-refresh": AuthRefreshPlugin(device: device, httpClient: http),
-            "config-fetch": ConfigFetchPlugin(device: device, httpClient: http),
+            "auth-refresh": AuthRefreshPlugin(device: device, http: http),
+            "config-fetch": ConfigFetchPlugin(device: device, http: http),
             "launch-counter": LaunchCounterPlugin(device: device),
             "quick-action": QuickActionPlugin(device: device, inbox: inbox),
         ]
@@ -114,7 +114,7 @@ public struct BuiltinServices: Sendable {
         do { try device.recordFinishedLaunch() } catch { logger.error("\(error)") }
     }
 
-    func shutdown() async { try? await http.shutdown() }
+    func shutdown() async { await http.shutdown() }
 
     private func sessionStore(_ graph: StepGraph) -> SessionStore? {
         guard let step = graph.steps.first(where: { $0.plugin == "auth-refresh" }) else { return nil }

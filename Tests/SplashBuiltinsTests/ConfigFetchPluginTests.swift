@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import TestSupport
 import Foundation
 import SplashBuiltins
@@ -181,6 +182,26 @@ struct ConfigFetchPluginTests {
             let facts = try await Self.run(h, ["defaults": .string(defaults)])
             #expect(facts == ["source": "defaults", "path": .string(defaults), "offline": false])
             #expect(h.server.requests.isEmpty)
+        }
+    }
+
+    /// The shared client is made at the first HTTP request: a step with no URL (or a file URL)
+    /// never creates it.
+    @Test func theSharedHTTPClientIsCreatedAtTheFirstRequestOnly() async throws {
+        try await AuthTestHarness.with { h in
+            let shared = SharedHTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: .init())
+            let plugin = ConfigFetchPlugin(device: h.device, http: shared)
+            let none = try await plugin.run(h.context("config-fetch", options: [:]))
+            #expect(none["source"] == "none")
+            let source = try h.directory.write("local.json", Self.first)
+            _ = try await plugin.run(h.context("config-fetch", options: ["url": .string("file://" + source)]))
+            #expect(!shared.isCreated)
+
+            h.server.enqueue(.json(200, Self.first))
+            let facts = try await plugin.run(h.context("config-fetch", options: Self.options(h)))
+            #expect(facts["source"] == "network")
+            #expect(shared.isCreated)
+            await shared.shutdown()
         }
     }
 
