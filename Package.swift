@@ -70,7 +70,7 @@ let package = Package(
         .target(
             name: "SplashDaemon",
             dependencies: [
-                "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashSystemd",
+                "CLinuxShims", "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashSystemd",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

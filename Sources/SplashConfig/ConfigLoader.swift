@@ -10,7 +10,8 @@ public enum ConfigLoader {
     /// Where the daemon looks for its configuration.
     public static let defaultPath = "/etc/splashd/splashd.toml"
 
-    static let topLevelKeys: Set<String> = ["splash", "socket", "step"]
+    static let topLevelKeys: Set<String> = ["splash", "socket", "daemon", "step"]
+    static let daemonKeys: Set<String> = ["release_memory_after_launch"]
     static let splashKeys: Set<String> = ["min_display", "slow_after", "timeout", "exit_animation", "allow_offline"]
     static let socketKeys: Set<String> = ["path", "mode", "control_group"]
 
@@ -29,7 +30,9 @@ public enum ConfigLoader {
         } catch {
             throw locate(error, steps: steps, in: root)
         }
-        return DaemonConfig(settings: settings, socket: socket, graph: graph, source: file)
+        var config = DaemonConfig(settings: settings, socket: socket, graph: graph, source: file)
+        config.daemon = try readDaemon(root.table("daemon", suffix: " in [daemon]"))
+        return config
     }
 
     /// Reads the file at `path` and parses it; an unreadable file is a `ConfigError` too.
@@ -62,6 +65,14 @@ public enum ConfigLoader {
         if let value = try reader.duration("exit_animation") { settings.exitAnimation = value }
         if let value = try reader.bool("allow_offline") { settings.allowOffline = value }
         return settings
+    }
+
+    private static func readDaemon(_ reader: TableReader?) throws(ConfigError) -> DaemonSettings {
+        var daemon = DaemonSettings()
+        guard let reader else { return daemon }
+        try reader.checkKeys(daemonKeys)
+        if let value = try reader.bool("release_memory_after_launch") { daemon.releaseMemoryAfterLaunch = value }
+        return daemon
     }
 
     private static func readSocket(_ reader: TableReader?) throws(ConfigError) -> SocketSettings {

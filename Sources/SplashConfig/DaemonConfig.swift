@@ -8,6 +8,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var socket: SocketSettings
     /// The validated graph of `[[step]]` entries (empty when the file has none).
     public var graph: StepGraph
+    /// The `[daemon]` section.
+    public var daemon: DaemonSettings = DaemonSettings()
     /// The file the config came from, or `"embedded default"`.
     public var source: String
 
@@ -41,5 +43,16 @@ public struct DaemonConfig: Sendable, Equatable {
             preconditionFailure("the embedded default step graph is invalid: \(error)")
         }
         return DaemonConfig(settings: SplashSettings(), socket: SocketSettings(), graph: graph, source: embeddedSource)
+    }
+}
+
+/// The `[daemon]` section: how the daemon process itself behaves.
+public struct DaemonSettings: Sendable, Equatable {
+    /// `release_memory_after_launch`: at `finished`, ask the kernel to reclaim the clean
+    /// file-backed pages the launch touched and return free heap (default on).
+    public var releaseMemoryAfterLaunch = true
+
+    public init(releaseMemoryAfterLaunch: Bool = true) {
+        self.releaseMemoryAfterLaunch = releaseMemoryAfterLaunch
     }
 }

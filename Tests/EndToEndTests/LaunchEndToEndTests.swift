@@ -59,6 +59,56 @@ import TestSupport
         #expect(daemon.log.contains("splashd stopped"))
     }
 
+    /// At `finished` the daemon gives the pages the launch touched back to the system, once per
+    /// launch, and its resident memory shrinks.
+    @Test func memoryIsReleasedAfterEachFinishedLaunch() throws {
+        let daemon = try DaemonProcess(
+            config: """
+                [splash]
+                min_display = "0ms"
+                exit_animation = "0ms"
+
+                [[step]]
+                id = "hold"
+                plugin = "signal"
+                """,
+            extraArguments: ["--verbose"]
+        )
+        let client = try daemon.connect()
+        /// The release lines logged so far, as (before, after) kB.
+        func releases() -> [(before: Int, after: Int)] {
+            daemon.log.split(separator: "\n").filter { $0.contains("released memory after the launch") }.compactMap { line in
+                // "... resident 24128 kB -> 5032 kB refused=0 regions=75"
+                guard let start = line.range(of: "resident ") else { return nil }
+                let numbers = line[start.upperBound...].split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+                return numbers.count >= 2 ? (numbers[0], numbers[1]) : nil
+            }
+        }
+        func waitForReleases(_ count: Int) -> Bool {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline {
+                if releases().count >= count { return true }
+                usleep(20_000)
+            }
+            return false
+        }
+        for launch in 1...2 {
+            if launch == 2 {
+                guard case .ok = try client.request(.relaunch) else { Issue.record("relaunch refused"); return }
+            }
+            guard case .ok = try client.request(.complete(step: "hold")) else { Issue.record("complete refused"); return }
+            let finished = try client.follow(timeout: .seconds(20)) { state, _ in state.phase != .finished }
+            #expect(finished.phase == .finished)
+            try #require(waitForReleases(launch), "no release logged after launch \(launch):\n\(daemon.log)")
+        }
+        let logged = releases()
+        #expect(logged.count == 2, "one release per launch: \(logged)")
+        for release in logged {
+            #expect(release.after < release.before, "resident \(release.before) kB -> \(release.after) kB")
+        }
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func failingCriticalStepShowsAnErrorAndRetryFinishesTheLaunch() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

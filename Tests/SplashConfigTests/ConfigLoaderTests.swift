@@ -102,6 +102,15 @@ import Testing
         #expect(config.source == "empty.toml")
     }
 
+    @Test func theDaemonSectionTurnsTheMemoryReleaseOff() throws {
+        #expect(try ConfigLoader.parse("", file: "a.toml", catalog: PluginCatalog()).daemon.releaseMemoryAfterLaunch)
+        let off = try ConfigLoader.parse("[daemon]\nrelease_memory_after_launch = false\n", file: "b.toml", catalog: PluginCatalog())
+        #expect(off.daemon == DaemonSettings(releaseMemoryAfterLaunch: false))
+        #expect(throws: ConfigError.self) {
+            try ConfigLoader.parse("[daemon]\nrelease_memory_after_launch = \"no\"\n", file: "c.toml", catalog: PluginCatalog())
+        }
+    }
+
     @Test func stepDefaults() throws {
         let config = try ConfigLoader.parse(
             """

@@ -130,6 +130,7 @@ import Testing
     @Test(arguments: [
         ("[splash]\nmin_display = \"1s\"\nmin_dispaly = \"2s\"\n", 3, "unknown key \"min_dispaly\" in [splash]"),
         ("[socket]\nowner = \"root\"\n", 2, "unknown key \"owner\" in [socket]"),
+        ("[daemon]\nrelease_memory = false\n", 2, "unknown key \"release_memory\" in [daemon]"),
         ("title = \"x\"\n[splash]\n", 1, "unknown key \"title\""),
         ("[splash]\n[sockets]\npath = \"/x\"\n", 2, "unknown key \"sockets\""),
         ("[[step]]\nid = \"a\"\nplugin = \"signal\"\nretries = 3\n", 4, "step \"a\": unknown key \"retries\""),

@@ -1,11 +1,19 @@
 #ifndef SPLASHD_CLINUXSHIMS_H
 #define SPLASHD_CLINUXSHIMS_H
-// Linux calls that Swift's Glibc module does not declare (they need _GNU_SOURCE).
+// Linux calls that Swift's Glibc module does not declare (they need _GNU_SOURCE or newer headers).
+#include <stddef.h>
 
 /// memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING): a descriptor, or -1 with errno set.
 int splashd_memfd_create_sealable(const char *name);
 
 /// Seals a memfd against shrinking, growing, writing and further seals: 0, or -1 with errno set.
 int splashd_memfd_seal(int fd);
+
+/// madvise(address, length, MADV_PAGEOUT) (Linux 5.4): reclaim the range's pages now. Pages
+/// other processes map too are left alone by the kernel. 0, or -1 with errno set.
+int splashd_madvise_pageout(void *address, size_t length);
+
+/// malloc_trim(0): returns free heap memory to the system; 1 when some was released.
+int splashd_malloc_trim(void);
 
 #endif
