@@ -42,6 +42,10 @@ import Testing
         }
         // Root ignores mode bits: try as `nobody` in a forked child.
         let outcome = try PrivilegeDrop.connectAsNobody(path: server.path)
+        if case .unavailable(let reason) = outcome {
+            print("skipped the unprivileged half: \(reason)")
+            return
+        }
         #expect(outcome == .permissionDenied, "as nobody: \(outcome)")
     }
 

@@ -1,52 +1,36 @@
-import Glibc
+import Foundation
 import SplashClient
+import TestSupport
 
-/// Runs a connect attempt as user `nobody` in a forked child, for permission tests under root.
+/// Runs a connect attempt as user `nobody`, for permission tests under root: the real `splashctl`
+/// under `setpriv`, so nothing runs between a fork and an exec (a forked child of this
+/// multithreaded test process could deadlock on a lock another thread held at the fork).
 enum PrivilegeDrop {
-    /// What the child saw.
-    enum Outcome: UInt8, Equatable {
-        case connected = 1
-        case permissionDenied = 2
-        case otherError = 3
-        case couldNotDropPrivileges = 4
+    /// What the attempt saw.
+    enum Outcome: Equatable {
+        case connected
+        case permissionDenied
+        /// splashctl's exit status for anything else, with what it printed.
+        case other(status: Int32, output: String)
+        /// setpriv or splashctl is not there to run.
+        case unavailable(String)
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
+    static let setpriv = "/usr/bin/setpriv"
 
-    /// Forks; the child drops to uid/gid 65534 and connects to `path`; answers within 5 s.
+    /// `splashctl --socket path ping` as uid and gid 65534 with no supplementary groups.
     static func connectAsNobody(path: String) throws -> Outcome {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw Failure(description: "pipe failed") }
-        let pid = fork()
-        guard pid >= 0 else { throw Failure(description: "fork failed") }
-        if pid == 0 {
-            close(fds[0])
-            var result = Outcome.couldNotDropPrivileges
-            if setgroups(0, nil) == 0 && setgid(65534) == 0 && setuid(65534) == 0 {
-                do {
-                    _ = try SplashConnection(path: path, timeout: .seconds(1))
-                    result = .connected
-                } catch .permissionDenied {
-                    result = .permissionDenied
-                } catch {
-                    result = .otherError
-                }
-            }
-            var byte = result.rawValue
-            _ = write(fds[1], &byte, 1)
-            _exit(0)
+        for tool in [setpriv, Binaries.splashctl] where !FileManager.default.isExecutableFile(atPath: tool) {
+            return .unavailable("\(tool) is missing")
         }
-        close(fds[1])
-        defer { close(fds[0]) }
-        var entry = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
-        var byte: UInt8 = 0
-        let ready = poll(&entry, 1, 5000) > 0 && read(fds[0], &byte, 1) == 1
-        if !ready { kill(pid, SIGKILL) }
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        guard ready, let outcome = Outcome(rawValue: byte) else { throw Failure(description: "the child did not answer") }
-        return outcome
+        let result = try ProcessRunner.run(
+            setpriv,
+            ["--reuid=65534", "--regid=65534", "--clear-groups", "--", Binaries.splashctl, "--socket", path, "ping"]
+        )
+        switch result.status {
+        case ClientError.permissionDenied(path: path).exitCode: return .permissionDenied
+        case 0: return .connected
+        default: return .other(status: result.status, output: result.stdout + result.stderr)
+        }
     }
 }
