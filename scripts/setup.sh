@@ -3,8 +3,6 @@
 # Idempotent: installs nothing when everything is there.
 set -euo pipefail
 need=()
-command -v pkg-config >/dev/null || need+=(pkg-config)
-pkg-config --exists libsystemd 2>/dev/null || need+=(libsystemd-dev)
 command -v setpriv >/dev/null || need+=(util-linux)
 command -v python3 >/dev/null || need+=(python3)
 command -v dot >/dev/null || need+=(graphviz)          # the tests parse `splashctl graph` output
