@@ -91,27 +91,17 @@ public enum Daemon {
 
     /// Runs until SIGTERM or SIGINT, then stops every plugin and returns.
     public static func run(options: DaemonOptions, logger: Logger) async throws {
-        // The event loop's thread starts while the configuration is read (creating the group
-        // waits for its thread: about a millisecond of the cold start).
-        async let startingGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         raiseDescriptorLimit(logger: logger)
         let config: DaemonConfig
         let catalog: PluginCatalog
         do {
             (config, catalog) = try loadConfiguration(options: options, logger: logger)
         } catch {
-            try? await startingGroup.shutdownGracefully()
             throw DaemonStartError(description: error.description, exitCode: 78)
         }
-        let endpoint: SocketServer.Endpoint
-        do {
-            try SocketServer.makeDirectories(options.stateDirectory, mode: 0o700)
-            endpoint = try socketEndpoint(options: options, config: config)
-        } catch {
-            try? await startingGroup.shutdownGracefully()
-            throw error
-        }
-        let group = await startingGroup
+        try SocketServer.makeDirectories(options.stateDirectory, mode: 0o700)
+        let endpoint = try socketEndpoint(options: options, config: config)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let builtins = BuiltinServices(stateDirectory: options.stateDirectory, eventLoopGroup: group)
         let registry = makeRegistry(catalog: catalog, grace: options.pluginGrace, builtins: builtins, logger: logger)
         for spec in config.graph.steps where !registry.contains(spec.plugin) {
