@@ -5,8 +5,10 @@
 #
 #   scripts/bench.sh [SPLASHD]     (default: .build/release/splashd; build it with `make release`)
 #
-# Environment: BENCH_QUICK=1 runs fewer iterations. Nothing here sleeps to wait for the daemon:
-# the client (scripts/bench/splashbench.c) blocks on reads or epoll until the state it waits for.
+# Environment: BENCH_QUICK=1 runs fewer iterations. The client (scripts/bench/splashbench.c) blocks
+# on reads or epoll until the state it waits for; the only pauses are the cold-start client's
+# 100 us connect polls, and the footprint's wait for the release log line (and the same 1.5 s
+# settle for the run without release).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$(realpath "${1:-.build/release/splashd}")
@@ -60,6 +62,8 @@ cat >"$WORK/gate.toml" <<TOML
 [splash]
 min_display = "0ms"
 exit_animation = "0ms"
+[daemon]
+release_memory_after_launch = false
 [[step]]
 id = "gate"
 plugin = "gate"
@@ -77,18 +81,50 @@ echo "== ping round trip (persistent connection)"
 echo
 echo "== footprint"
 rss_of() { awk '/^VmRSS|^VmHWM|^RssAnon|^RssFile/ {printf "%s %s kB  ", $1, $2} END {print ""}' "/proc/$1/status"; }
-echo "idle RSS after $(n 300 50) launches of the 1-plugin graph: $(rss_of "$DAEMON")"
+echo "RSS after $(n 300 50) launches of the 1-plugin graph and the pings (release off): $(rss_of "$DAEMON")"
 echo "resident memory by mapping (kB; file-backed pages of shared libraries count too):"
 awk '/^[0-9a-f]+-[0-9a-f]+ / {name = ($6 == "" ? "[anonymous]" : $6); sub(".*/", "", name)} /^Rss:/ {rss[name] += $2}
      END {for (n in rss) if (rss[n] >= 256) printf "  %6d  %s\n", rss[n], n}' "/proc/$DAEMON/smaps" | sort -rn
 stop_daemon "$DAEMON"
-# The embedded default graph: the four built-ins (auth-refresh, config-fetch, launch-counter,
-# quick-action) with the HTTP client, one launch to finished.
-( ulimit -Sn 1024; exec "$BIN" --socket "$WORK/default.sock" --state-dir "$WORK/state-default" \
-    --log-format text 2>"$WORK/default.log" ) &
-DAEMON=$!; PIDS+=("$DAEMON")
-until "$CLIENT" ping "$WORK/default.sock" 1 >/dev/null 2>&1; do kill -0 "$DAEMON"; done
-python3 - "$WORK/default.sock" <<'PY'
+
+# The embedded default graph (the four built-ins, no remote endpoints): one launch watched to
+# finished by a renderer-like subscriber, which then disconnects. Peak (VmHWM); idle once the
+# daemon has released memory after the launch (it logs that, a second after finished); then
+# after a new client's first requests, with how long they took. The same graph with
+# `release_memory_after_launch = false`, measured 1.5 s after finished, for comparison.
+cat >"$WORK/default-norelease.toml" <<'TOML'
+[daemon]
+release_memory_after_launch = false
+
+[[step]]
+id = "auth-refresh"
+plugin = "auth-refresh"
+label = "Signing in"
+
+[[step]]
+id = "config-fetch"
+plugin = "config-fetch"
+label = "Loading configuration"
+
+[[step]]
+id = "launch-counter"
+plugin = "launch-counter"
+after = ["auth-refresh"]
+critical = false
+
+[[step]]
+id = "quick-action"
+plugin = "quick-action"
+critical = false
+TOML
+kb() { awk -v key="$2:" '$1 == key {print $2}' "/proc/$1/status"; }
+default_footprint() {
+  local name=$1; shift
+  ( ulimit -Sn 1024; exec "$BIN" --socket "$WORK/$name.sock" --state-dir "$WORK/state-$name" \
+      --log-format text --verbose "$@" 2>"$WORK/$name.log" ) &
+  DAEMON=$!; PIDS+=("$DAEMON")
+  until "$CLIENT" ping "$WORK/$name.sock" 1 >/dev/null 2>&1; do kill -0 "$DAEMON"; done
+  python3 - "$WORK/$name.sock" <<'PY'
 import socket, sys, json
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rwb")
 f.readline(); f.write(b'{"cmd":"subscribe"}\n'); f.flush()
@@ -97,8 +133,35 @@ while True:
     if m.get("type") == "state" and m["phase"] == "finished": break
     if m.get("type") == "state" and m["phase"] == "error": sys.exit("default launch failed: %s" % m)
 PY
-echo "idle RSS after one launch of the embedded default graph (built-ins, HTTP client): $(rss_of "$DAEMON")"
-stop_daemon "$DAEMON"
+  local deadline=$((SECONDS + 20))
+  if [ "$name" = default ]; then
+    until grep -q "released memory after the launch" "$WORK/$name.log"; do
+      [ $SECONDS -lt $deadline ] || { echo "bench: no memory release logged" >&2; exit 1; }
+      sleep 0.05
+    done
+  else
+    sleep 1.5   # the same moment the release would have come
+  fi
+  local peak idle after requests
+  peak=$(kb "$DAEMON" VmHWM); idle=$(kb "$DAEMON" VmRSS)
+  requests=$(python3 - "$WORK/$name.sock" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); t = time.monotonic(); s.connect(sys.argv[1]); f = s.makefile("rwb"); f.readline()
+hello = (time.monotonic() - t) * 1000
+times = []
+for _ in range(3):
+    t = time.monotonic(); f.write(b'{"cmd":"ping"}\n'); f.flush(); f.readline(); times.append((time.monotonic() - t) * 1000)
+print("connect+hello %.2f ms, pings %s ms" % (hello, " / ".join("%.2f" % x for x in times)))
+PY
+)
+  after=$(kb "$DAEMON" VmRSS)
+  echo "  $name: peak ${peak} kB; idle ${idle} kB (anonymous $(kb "$DAEMON" RssAnon) kB); after a new client's requests ${after} kB ($requests)"
+  grep "released memory after the launch" "$WORK/$name.log" | sed 's/^/    log: /' || true
+  stop_daemon "$DAEMON"
+}
+echo "embedded default graph, one launch to finished, the subscriber gone:"
+default_footprint default
+default_footprint norelease --config "$WORK/default-norelease.toml"
 strip -o "$WORK/splashd.stripped" "$BIN"
 echo "binary: $(stat -c %s "$BIN") B unstripped, $(stat -c %s "$WORK/splashd.stripped") B stripped"
 echo "linked against: $(ldd "$BIN" | awk '{print $1}' | tr '\n' ' ')"
@@ -113,7 +176,7 @@ cat >"$WORK/cold.toml" <<TOML
 id = "first-frame"
 plugin = "signal"
 TOML
-echo "== cold start (exec splashd -> hello received; 1 signal step)"
+echo "== cold start (exec splashd -> hello received, and -> the first state after subscribe; 1 signal step)"
 "$CLIENT" cold "$WORK/cold.sock" "$(n 50 10)" -- "$BIN" --config "$WORK/cold.toml" --socket "$WORK/cold.sock" \
   --state-dir "$WORK/state-cold" --log-format text
 echo

@@ -1,9 +1,11 @@
 /*
  * splashbench: a small epoll client of the splashd socket protocol for whole-process benchmarks.
- * It is built by scripts/bench.sh with `cc -O2`; it never sleeps to wait for the daemon (every wait
- * is a blocking read or epoll_wait), so it is not the bottleneck of what it measures.
+ * It is built by scripts/bench.sh with `cc -O2`; apart from polling for the socket to appear at a
+ * cold start (every 100 us), it never sleeps to wait for the daemon (every wait is a blocking read
+ * or epoll_wait), so it is not the bottleneck of what it measures.
  *
- *   splashbench cold SOCK N -- SPLASHD ARGS...   exec splashd -> hello received, N times
+ *   splashbench cold SOCK N -- SPLASHD ARGS...   exec splashd -> hello received, and -> the first
+ *                                                state (subscribe sent after hello), N times
  *   splashbench ping SOCK N                      ping round trips on one persistent connection
  *   splashbench launches SOCK N [TSFILE]         relaunch -> dismissing (and plugin exit -> dismissing
  *                                                when TSFILE holds the plugin's CLOCK_REALTIME ns)
@@ -115,9 +117,10 @@ static void expect_ok(reader *r) {
     if (!strstr(line, "\"type\":\"ok\"")) { fprintf(stderr, "expected ok, got %s\n", line); exit(3); }
 }
 
-/* ---- cold: exec splashd -> hello ---- */
+/* ---- cold: exec splashd -> hello, and -> the first state a renderer can draw ---- */
 static int cold(const char *sock, int n, char **argv) {
     int64_t *samples = calloc((size_t)n, sizeof *samples);
+    int64_t *states = calloc((size_t)n, sizeof *states);
     for (int i = 0; i < n; i++) {
         unlink(sock);
         int64_t t0 = mono();
@@ -144,12 +147,16 @@ static int cold(const char *sock, int n, char **argv) {
         int64_t t1 = mono();
         if (!strstr(line, "\"type\":\"hello\"")) { fprintf(stderr, "expected hello: %s\n", line); return 3; }
         samples[i] = t1 - t0;
+        send_line(fd, "{\"cmd\":\"subscribe\"}\n");
+        do { line = read_line(r); } while (!strstr(line, "\"type\":\"state\""));
+        states[i] = mono() - t0;
         close(fd);
         free(r);
         kill(pid, SIGTERM);
         waitpid(pid, NULL, 0);
     }
     report("cold start (exec -> hello)", samples, (size_t)n);
+    report("cold start (exec -> first state)", states, (size_t)n);
     return 0;
 }
 
