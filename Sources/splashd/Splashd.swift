@@ -129,14 +129,17 @@ enum LogFormat: String, ExpressibleByArgument, CaseIterable {
 }
 
 enum ProcessEnvironment {
-    /// The process environment as a dictionary.
+    /// The process environment as a dictionary. Split at the first `=` byte: comparing
+    /// `Character`s would pull in grapheme breaking for every variable at start-up.
     static func current() -> [String: String] {
         var result: [String: String] = [:]
         var pointer = environ
         while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            let length = strlen(entry)
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(entry).assumingMemoryBound(to: UInt8.self), count: length)
+            if let equals = bytes.firstIndex(of: UInt8(ascii: "=")) {
+                let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<equals]), as: UTF8.self)
+                result[name] = String(decoding: UnsafeBufferPointer(rebasing: bytes[(equals + 1)...]), as: UTF8.self)
             }
             pointer += 1
         }
