@@ -130,11 +130,22 @@ public enum Daemon {
             logger: logger,
             makeLaunchID: { UUID().uuidString.lowercased() }
         )
+        // The socket is served before the service group starts: a client connecting now gets its
+        // hello at once, and its requests wait in the controller's queue until the launch runs.
+        let server: SocketServer
+        do {
+            server = try await SocketServer.start(
+                endpoint: endpoint, group: group, commands: controller, broadcaster: broadcaster,
+                access: AccessPolicy(controlGID: config.socket.controlGroup.flatMap(AccessPolicy.groupID(named:))),
+                logger: logger
+            )
+        } catch {
+            try? await group.shutdownGracefully()
+            throw DaemonStartError(description: "\(error)", exitCode: 69)
+        }
         let service = DaemonService(
-            endpoint: endpoint,
             controller: controller,
             broadcaster: broadcaster,
-            access: AccessPolicy(controlGID: config.socket.controlGroup.flatMap(AccessPolicy.groupID(named:))),
             options: options,
             group: group,
             builtins: builtins,
@@ -144,15 +155,16 @@ public enum Daemon {
         var configuration = ServiceGroupConfiguration(services: [.init(service: service)], logger: logger)
         configuration.gracefulShutdownSignals = [.sigterm, .sigint]
         defer { logger.info("splashd stopped") }
+        var failure: (any Error)?
         do {
             try await ServiceGroup(configuration: configuration).run()
         } catch {
-            await builtins.shutdown()
-            try? await group.shutdownGracefully()
-            throw error
+            failure = error
         }
+        await server.close()
         await builtins.shutdown()
         try? await group.shutdownGracefully()
+        if let failure { throw failure }
     }
 
     /// Every client connection is a descriptor: take the hard limit as the soft one (systemd's
@@ -194,10 +206,8 @@ public enum Daemon {
 struct DaemonService: Service, CustomStringConvertible {
     var description: String { "splashd" }
 
-    let endpoint: SocketServer.Endpoint
     let controller: LaunchController<ContinuousClock>
     let broadcaster: StateBroadcaster
-    let access: AccessPolicy
     let options: DaemonOptions
     let group: MultiThreadedEventLoopGroup
     let builtins: BuiltinServices
@@ -207,15 +217,6 @@ struct DaemonService: Service, CustomStringConvertible {
     let notifier = SystemdNotifier()
 
     func run() async throws {
-        let server: SocketServer
-        do {
-            server = try await SocketServer.start(
-                endpoint: endpoint, group: group, commands: controller, broadcaster: broadcaster,
-                access: access, logger: logger
-            )
-        } catch {
-            throw DaemonStartError(description: "\(error)", exitCode: 69)
-        }
         logger.info("listening")
         notifier.notify("READY=1")
         let controller = self.controller
@@ -242,7 +243,6 @@ struct DaemonService: Service, CustomStringConvertible {
             notifier.notify("STOPPING=1")
             tasks.cancelAll()
         }
-        await server.close()
     }
 
     /// `STATUS=` follows the phase, the progress and the running steps.

@@ -159,7 +159,7 @@ import TestSupport
             Binaries.splashd,
             ["--config", first.directory.file("splashd.toml"), "--state-dir", first.directory.file("state")]
         )
-        #expect(second.status != 0)
+        #expect(second.status == 69)
         #expect(second.stderr.contains("already serving"))
         #expect(try first.connect().request(.ping) == .ok(id: 1))
         // After a crash (SIGKILL) the socket file stays behind; the next start replaces it.
@@ -168,5 +168,8 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: first.socketPath))
         let restarted = try DaemonProcess(config: Self.holdingConfig, socketPath: first.socketPath)
         #expect(try restarted.connect().request(.ping) == .ok(id: 1))
+        // A clean stop removes the socket file the daemon created.
+        #expect(restarted.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: first.socketPath))
     }
 }
