@@ -1,4 +1,5 @@
 import CLinuxShims
+import SplashPlugins
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -74,19 +75,8 @@ public enum MemoryRelease {
         return nil
     }
 
-    /// A /proc file read to its end (they report a size of 0).
+    /// A /proc file as text (they report a size of 0, so it is read to its end).
     static func readProcFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        AtomicFile.read(path).map { String(decoding: $0, as: UTF8.self) }
     }
 }
