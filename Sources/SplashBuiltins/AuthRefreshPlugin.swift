@@ -1,4 +1,3 @@
-public import AsyncHTTPClient
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,15 +36,6 @@ public struct AuthRefreshPlugin: StepPlugin {
     /// client (created at the first request).
     public init(device: DeviceState, http: SharedHTTPClient) {
         self.init(device: device, http: http, now: { Int64(time(nil)) })
-    }
-
-    /// Creates the plugin for the device's state directory, sending requests with `httpClient`.
-    public init(device: DeviceState, httpClient: HTTPClient) {
-        self.init(device: device, http: SharedHTTPClient(httpClient))
-    }
-
-    init(device: DeviceState, httpClient: HTTPClient, now: @escaping @Sendable () -> Int64) {
-        self.init(device: device, http: SharedHTTPClient(httpClient), now: now)
     }
 
     init(device: DeviceState, http: SharedHTTPClient, now: @escaping @Sendable () -> Int64) {

@@ -1,4 +1,3 @@
-public import AsyncHTTPClient
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,11 +38,6 @@ public struct ConfigFetchPlugin: StepPlugin {
     public init(device: DeviceState, http: SharedHTTPClient) {
         self.device = device
         self.http = http
-    }
-
-    /// Creates the plugin for the device's state directory, sending requests with `httpClient`.
-    public init(device: DeviceState, httpClient: HTTPClient) {
-        self.init(device: device, http: SharedHTTPClient(httpClient))
     }
 
     /// Fetches the config; see the type's description.

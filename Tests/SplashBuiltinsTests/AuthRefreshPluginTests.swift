@@ -30,7 +30,7 @@ struct AuthRefreshPluginTests {
     }
 
     static func run(_ h: AuthTestHarness, _ options: [String: JSONValue]) async throws -> Facts {
-        try await AuthRefreshPlugin(device: h.device, httpClient: h.client).run(h.context("auth-refresh", options: options))
+        try await AuthRefreshPlugin(device: h.device, http: h.http).run(h.context("auth-refresh", options: options))
     }
 
     static let granted = TestHTTPServer.Response.json(
@@ -208,7 +208,7 @@ struct AuthRefreshPluginTests {
         try await AuthTestHarness.with { h in
             try Self.writeSession(h, expiresIn: 600)
             h.server.enqueue(.stall)
-            let plugin = AuthRefreshPlugin(device: h.device, httpClient: h.client)
+            let plugin = AuthRefreshPlugin(device: h.device, http: h.http)
             let context = h.context("auth-refresh", options: Self.options(h, ["skew": "1h", "request_timeout": "1m"]))
             let task = Task { try await plugin.run(context) }
             #expect(await AuthTestHarness.eventually { h.server.requests.count == 1 })

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import SplashBuiltins
 import SplashCore
 import SplashPlugins
 import Synchronization
@@ -13,6 +14,8 @@ final class AuthTestHarness: Sendable {
     let directory: TemporaryDirectory
     let device: DeviceState
     let client: HTTPClient
+    /// `client` as the built-in plugins take it.
+    var http: SharedHTTPClient { SharedHTTPClient(client) }
     let server: TestHTTPServer
     /// Every record the plugins under test logged.
     let log = LogCapture()

@@ -11,7 +11,7 @@ struct ConfigFetchPluginTests {
     static let second = #"{"theme": "light", "version": 2}"#
 
     static func run(_ h: AuthTestHarness, _ options: [String: JSONValue]) async throws -> Facts {
-        try await ConfigFetchPlugin(device: h.device, httpClient: h.client).run(h.context("config-fetch", options: options))
+        try await ConfigFetchPlugin(device: h.device, http: h.http).run(h.context("config-fetch", options: options))
     }
 
     static func options(_ h: AuthTestHarness, _ extra: [String: JSONValue] = [:]) -> [String: JSONValue] {
@@ -235,7 +235,7 @@ struct ConfigFetchPluginTests {
         try await AuthTestHarness.with { h in
             try await Self.primeCache(h)
             h.server.enqueue(.stall)
-            let plugin = ConfigFetchPlugin(device: h.device, httpClient: h.client)
+            let plugin = ConfigFetchPlugin(device: h.device, http: h.http)
             let context = h.context("config-fetch", options: Self.options(h, ["request_timeout": "1m"]))
             let task = Task { try await plugin.run(context) }
             #expect(await AuthTestHarness.eventually { h.server.requests.count == 2 })
