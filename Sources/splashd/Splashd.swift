@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import ArgumentParser
+public import ArgumentParser
 import Logging
 import SplashConfig
 import SplashCore
@@ -58,7 +58,7 @@ extension Splashd {
         var stateDirectory: String?
 
         @Option(name: .customLong("log-format"), help: "auto, journal, text or json.")
-        var logFormat: LogFormat = .auto
+        var logFormat: RunArguments.LogFormat = .auto
 
         @Flag(help: "Log debug records too.")
         var verbose = false
@@ -69,7 +69,7 @@ extension Splashd {
                 socket: socket,
                 stateDirectory: stateDirectory,
                 pluginDirectories: common.pluginDirectories,
-                logFormat: RunArguments.LogFormat(rawValue: logFormat.rawValue) ?? .auto,
+                logFormat: logFormat,
                 verbose: verbose
             ))
         }
@@ -124,9 +124,8 @@ extension Splashd {
     }
 }
 
-enum LogFormat: String, ExpressibleByArgument, CaseIterable {
-    case auto, journal, text, json
-}
+/// The parser reads `--log-format` into the same type the fast reader uses.
+extension RunArguments.LogFormat: ExpressibleByArgument {}
 
 enum ProcessEnvironment {
     /// The process environment as a dictionary. Split at the first `=` byte: comparing

@@ -16,7 +16,7 @@ import TestSupport
             socket: run.socket,
             stateDirectory: run.stateDirectory,
             pluginDirectories: run.common.pluginDirectories,
-            logFormat: RunArguments.LogFormat(rawValue: run.logFormat.rawValue) ?? .auto,
+            logFormat: run.logFormat,
             verbose: run.verbose
         )
     }
