@@ -78,18 +78,7 @@ import TestSupport
             extraArguments: ["--verbose"]
         )
         let client = try daemon.connect()
-        /// The release lines logged so far.
-        func releases() -> [Substring] {
-            daemon.log.split(separator: "\n").filter { $0.contains("released memory after the launch") }
-        }
-        func waitForReleases(_ count: Int) -> Bool {
-            let deadline = ContinuousClock.now + .seconds(20)
-            while ContinuousClock.now < deadline {
-                if releases().count >= count { return true }
-                usleep(20_000)
-            }
-            return false
-        }
+        let released = "released memory after the launch"
         for launch in 1...2 {
             if launch == 2 {
                 guard case .ok = try client.request(.relaunch) else { Issue.record("relaunch refused"); return }
@@ -97,9 +86,9 @@ import TestSupport
             guard case .ok = try client.request(.complete(step: "hold")) else { Issue.record("complete refused"); return }
             let finished = try client.follow(timeout: .seconds(20)) { state, _ in state.phase != .finished }
             #expect(finished.phase == .finished)
-            try #require(waitForReleases(launch), "no release logged after launch \(launch):\n\(daemon.log)")
+            try #require(daemon.waitForLog(released, count: launch), "no release logged after launch \(launch):\n\(daemon.log)")
         }
-        let logged = releases()
+        let logged = daemon.logLines(containing: released)
         #expect(logged.count == 2, "one release per launch: \(logged)")
         for line in logged {
             #expect(line.contains("refused=0"), "the kernel refused some advice: \(line)")

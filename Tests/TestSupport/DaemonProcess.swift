@@ -69,6 +69,21 @@ public final class DaemonProcess: @unchecked Sendable {
     public var isRunning: Bool { process.isRunning }
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
+    /// The log lines that contain `text`.
+    public func logLines(containing text: String) -> [Substring] {
+        log.split(separator: "\n").filter { $0.contains(text) }
+    }
+
+    /// Bounded wait until the log has `count` lines containing `text`; false at the deadline.
+    public func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(20)) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if logLines(containing: text).count >= count { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
     /// Rewrites the config file (for reload tests).
     public func rewriteConfig(_ text: String) throws {
         try text.write(toFile: directory.file("splashd.toml"), atomically: true, encoding: .utf8)
