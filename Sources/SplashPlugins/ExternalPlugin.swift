@@ -77,7 +77,7 @@ public struct ExternalPlugin: StepPlugin {
                 context.report(report)
             }
         }
-        let environment = PluginEnvironment.variables(for: context.run)
+        let environment = PluginEnvironment.rows(for: context.run)
         var options = PlatformOptions()
         options.processGroupID = 0
         // The SIGTERM is ours (`GroupLifecycle.cancel`); subprocess continues stopped members,
@@ -93,12 +93,7 @@ public struct ExternalPlugin: StepPlugin {
             let result = try await withTaskCancellationHandler {
                 try await Subprocess.run(
                     .path(FilePath(manifest.executable)),
-                    environment: .inherit.updating(
-                        Dictionary(
-                            uniqueKeysWithValues: PluginEnvironment.removed.map { (Environment.Key(stringLiteral: $0), String?.none) }
-                                + environment.map { (Environment.Key(stringLiteral: $0.key), Optional($0.value)) }
-                        )
-                    ),
+                    environment: .custom(environment),
                     platformOptions: options,
                     input: .none,
                     output: .sequence,

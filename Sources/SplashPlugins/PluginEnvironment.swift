@@ -1,9 +1,9 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import SplashCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// The variables an external plugin gets on top of the daemon's environment.
 ///
@@ -17,6 +17,61 @@ enum PluginEnvironment {
     static let removed = [
         "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES",
     ]
+
+    /// An environment to inherit, without `removed`, as `NAME=value` rows, each ending in the NUL
+    /// that `posix_spawn` wants. Rows whose name starts with `SPLASHD_` are kept apart with their
+    /// names, so that a variable set for the attempt replaces an inherited one.
+    struct Inherited: Sendable {
+        var rows: [[UInt8]] = []
+        var splashd: [(name: String, row: [UInt8])] = []
+
+        /// From `NAME=value` entries; entries without a name are dropped.
+        init(entries: some Sequence<some Collection<UInt8>>) {
+            let removedNames = Set(PluginEnvironment.removed)
+            for entry in entries {
+                guard let equals = entry.firstIndex(of: UInt8(ascii: "=")), equals != entry.startIndex else { continue }
+                let name = String(decoding: entry[..<equals], as: UTF8.self)
+                guard !removedNames.contains(name) else { continue }
+                let row = Array(entry) + [0]
+                if name.utf8.starts(with: "SPLASHD_".utf8) {
+                    splashd.append((name, row))
+                } else {
+                    rows.append(row)
+                }
+            }
+        }
+    }
+
+    /// The daemon's own environment, read once: the daemon never changes it, and rebuilding it
+    /// as a dictionary at every spawn cost more than the rest of the spawn's set-up.
+    static let inherited: Inherited = {
+        var entries: [UnsafeBufferPointer<UInt8>] = []
+        var pointer = environ
+        while let entry = pointer.pointee {
+            entries.append(UnsafeBufferPointer(start: UnsafeRawPointer(entry).assumingMemoryBound(to: UInt8.self), count: strlen(entry)))
+            pointer += 1
+        }
+        return Inherited(entries: entries)
+    }()
+
+    /// The whole environment of one attempt as `NAME=value\0` rows: `inherited` plus
+    /// `variables(for:)`, which win over inherited variables of the same name.
+    static func rows(for run: StepRun, inheriting inherited: Inherited = PluginEnvironment.inherited) -> [[UInt8]] {
+        let variables = variables(for: run)
+        var rows = inherited.rows
+        rows.reserveCapacity(rows.count + inherited.splashd.count + variables.count)
+        for (name, row) in inherited.splashd where variables[name] == nil {
+            rows.append(row)
+        }
+        for (name, value) in variables {
+            var row = Array(name.utf8)
+            row.append(UInt8(ascii: "="))
+            row.append(contentsOf: value.utf8)
+            row.append(0)
+            rows.append(row)
+        }
+        return rows
+    }
 
     /// The variables for one attempt, by name.
     static func variables(for run: StepRun) -> [String: String] {
@@ -62,11 +117,22 @@ enum PluginEnvironment {
         }
     }
 
-    /// Compact JSON with sorted keys ("{}" if encoding fails, which plain JSON values cannot).
-    static func json<Value: Encodable>(_ value: Value) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+    /// The options as compact JSON with sorted keys.
+    static func json(_ options: [String: JSONValue]) -> String {
+        var writer = JSONWriter()
+        writer.value(.object(options))
+        return writer.string
+    }
+
+    /// The dependencies' facts as one compact JSON object, keyed by step id, keys sorted.
+    static func json(_ facts: [String: Facts]) -> String {
+        var writer = JSONWriter()
+        writer.object { writer in
+            for step in facts.keys.sorted() {
+                writer.key(step)
+                writer.value(.object(facts[step]!))
+            }
+        }
+        return writer.string
     }
 }

@@ -89,6 +89,30 @@ struct ExternalPluginEnvironmentTests {
         #expect(PluginEnvironment.optionVariableName(for: key) == expected)
     }
 
+    @Test func theInheritedEnvironmentLosesSystemdVariablesAndYieldsToTheAttempts() {
+        let inherited = PluginEnvironment.Inherited(entries: [
+            "PATH=/usr/bin", "NOTIFY_SOCKET=/run/systemd/notify", "LISTEN_FDS=1", "SPLASHD_STEP=stale",
+            "SPLASHD_FROM_UNIT=kept", "NO_EQUALS", "=nameless", "EMPTY=", "EQ=a=b",
+        ].map { Array($0.utf8) })
+        let spec = StepSpec(id: "net", plugin: "probe", options: ["mode": .string("fast")])
+        let rows = PluginEnvironment.rows(for: StepRun(step: spec, launch: "L9", attempt: 1, token: 1), inheriting: inherited)
+
+        #expect(rows.allSatisfy { $0.last == 0 && $0.dropLast().contains(0) == false }, "one NUL, at the end")
+        let entries = rows.map { String(decoding: $0.dropLast(), as: UTF8.self) }
+        #expect(Set(entries) == [
+            "PATH=/usr/bin", "SPLASHD_FROM_UNIT=kept", "EMPTY=", "EQ=a=b",
+            "SPLASHD_STEP=net", "SPLASHD_LAUNCH=L9", "SPLASHD_ATTEMPT=1", #"SPLASHD_OPTIONS={"mode":"fast"}"#,
+            "SPLASHD_FACTS={}", "SPLASHD_OPT_MODE=fast",
+        ])
+        #expect(entries.count == Set(entries).count)
+    }
+
+    @Test func optionsAndFactsAreCompactJSONWithSortedKeys() {
+        #expect(PluginEnvironment.json(["b": .array([.number(1.5), .null]), "a": .string("x/\"y\"\n")]) == #"{"a":"x/\"y\"\n","b":[1.5,null]}"#)
+        #expect(PluginEnvironment.json(["net": ["up": .bool(true)], "gpu": [:]] as [String: Facts]) == #"{"gpu":{},"net":{"up":true}}"#)
+        #expect(PluginEnvironment.json([:] as [String: Facts]) == "{}")
+    }
+
     @Test func scalarOptionTexts() {
         #expect(PluginEnvironment.scalarText(.number(3)) == "3")
         #expect(PluginEnvironment.scalarText(.number(-0.25)) == "-0.25")
