@@ -120,7 +120,7 @@ public enum Daemon {
             clock: ContinuousClock(),
             broadcaster: broadcaster,
             builtins: builtins,
-            history: historyStore.load(),
+            history: await historyStore.load(),
             historyStore: historyStore,
             wallClockMs: {
                 var now = timespec()

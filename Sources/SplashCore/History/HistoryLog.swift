@@ -1,7 +1,9 @@
 /// The last launches, oldest first, bounded to `capacity` records; stored as JSON Lines.
 ///
 /// One record per line, so a torn write or a garbage line costs only that line: `decode` skips
-/// malformed lines and counts them. The owner writes the whole file atomically.
+/// malformed lines and counts them. The owner appends a finished launch's line and now and then
+/// replaces the whole file; a line with the same launch id as the line before it replaces that
+/// one (a launch saved twice), so appending a launch again is harmless.
 public struct HistoryLog: Sendable, Equatable {
     /// What `decode` found.
     public struct Decoded: Sendable, Equatable {
@@ -50,14 +52,17 @@ public struct HistoryLog: Sendable, Equatable {
         return bytes
     }
 
-    /// Reads JSON Lines; blank lines are ignored, malformed ones skipped and counted.
+    /// Reads JSON Lines; blank lines are ignored, malformed ones skipped and counted. A record
+    /// with the same launch id as the one before it replaces it, as in `appending(_:)`.
     public static func decode(_ bytes: some Collection<UInt8>, capacity: Int = HistoryLog.defaultCapacity) -> Decoded {
         var records: [LaunchRecord] = []
         var malformed = 0
         for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: true) {
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
             do {
-                records.append(try LaunchRecord(jsonLine: line))
+                let record = try LaunchRecord(jsonLine: line)
+                if records.last?.launch == record.launch { records.removeLast() }
+                records.append(record)
             } catch {
                 malformed += 1
             }
