@@ -127,6 +127,7 @@ public enum Daemon {
                 clock_gettime(CLOCK_REALTIME, &now)
                 return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
             },
+            publishInterval: LaunchController<ContinuousClock>.defaultPublishInterval,
             logger: logger,
             makeLaunchID: { UUID().uuidString.lowercased() }
         )

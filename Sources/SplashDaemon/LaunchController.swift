@@ -7,19 +7,25 @@ import SplashPlugins
 /// injected `Clock`, and publishes every new state to the broadcaster.
 ///
 /// Every input — a plugin's report or result, a timer — goes through one ordered stream consumed by
-/// `run()`, so a plugin's last progress report is never applied after its result. The timer sleeps
-/// until the machine's `nextDeadline` exactly; there is no polling tick.
+/// `run()`, so a plugin's last progress report is never applied after its result. The timer wakes
+/// at the machine's `nextDeadline` exactly (or earlier, see `reschedule`); there is no polling tick.
 public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Duration {
     enum Input: Sendable {
         case finished(token: UInt64, result: Result<Facts, StepFailure>)
         case report(token: UInt64, StepReport)
-        case timer
+        /// The timer armed with this number fired.
+        case timer(UInt64)
         /// Publish the state, once every input queued before it has been applied.
         case flush
     }
 
     /// States are published at least this often while steps run.
     static var tickInterval: Duration { .milliseconds(100) }
+
+    /// The daemon's `publishInterval`: about one frame of a 60 Hz display. A renderer cannot show
+    /// states faster, and a 200-step graph of quick plugins otherwise published one full state
+    /// (22 kB, to every subscriber) for every two or three step results.
+    public static var defaultPublishInterval: Duration { .milliseconds(16) }
 
     private var machine: LaunchMachine
     private var plugins: PluginRegistry
@@ -35,11 +41,18 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     private let continuation: AsyncStream<Input>.Continuation
     /// Attempts in flight (including cancelled ones still tearing down), by token.
     private var running: [UInt64: Task<Void, Never>] = [:]
-    private var timer: (deadline: Duration, task: Task<Void, Never>)?
+    private var timer: (deadline: Duration, task: Task<Void, Never>, number: UInt64)?
+    private var timersArmed: UInt64 = 0
     /// The state changed since the last publish.
     private var publishPending = false
     /// A `.flush` is queued behind the inputs waiting now.
     private var flushQueued = false
+    /// The shortest time between two coalesced states; see `publishCoalesced()`.
+    private let publishInterval: Duration
+    /// When the last state was published.
+    private var lastPublishAt: Duration?
+    /// A coalesced state held back by `publishInterval`, due at this instant.
+    private var heldPublishAt: Duration?
     private var started = false
     /// What happened in this launch, for the history and the reports.
     private var recorder: LaunchRecorder?
@@ -48,6 +61,9 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     private let wallClockMs: @Sendable () -> Int64
 
     /// - Parameters:
+    ///   - publishInterval: the shortest time between two states published for step results,
+    ///     progress and messages (coalesced); phase changes and replies to commands are published
+    ///     at once. Zero publishes every coalesced state as soon as the inputs queued are applied.
     ///   - makeLaunchID: a fresh launch id (a UUID in the daemon; predictable in tests).
     public init(
         graph: StepGraph,
@@ -59,9 +75,11 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         history: HistoryLog = HistoryLog(),
         historyStore: HistoryStore? = nil,
         wallClockMs: @escaping @Sendable () -> Int64 = { 0 },
+        publishInterval: Duration = .zero,
         logger: Logger,
         makeLaunchID: @escaping @Sendable () -> String
     ) {
+        self.publishInterval = publishInterval
         self.builtins = builtins
         self.history = history
         self.historyStore = historyStore
@@ -97,12 +115,14 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
                 apply(machine.stepReported(token: token, fraction: fraction, at: now), coalescing: true)
             case .report(let token, .message(let message)):
                 apply(machine.stepReported(token: token, message: message, at: now), coalescing: true)
-            case .timer:
-                timer = nil
+            case .timer(let number):
+                // A cancelled timer may have fired already; only the armed one is gone.
+                if timer?.number == number { timer = nil }
                 apply(machine.advance(to: now), coalescing: true)
+                if let held = heldPublishAt, held <= now { publishNow() }
             case .flush:
                 flushQueued = false
-                publishNow()
+                publishCoalesced()
             }
         }
         await stopAll()
@@ -257,9 +277,26 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     }
 
     private func publishNow() {
+        heldPublishAt = nil
         guard publishPending else { return }
         publishPending = false
+        let now = self.now
+        lastPublishAt = now
         broadcaster.publish(machine.publish(at: now))
+    }
+
+    /// Publishes a coalesced change, or holds it until `publishInterval` after the last state
+    /// (the timer wakes for it). Whatever changes meanwhile goes out with it, in one state.
+    private func publishCoalesced() {
+        guard publishPending else { return }
+        if let last = lastPublishAt, now < last + publishInterval {
+            if heldPublishAt == nil {
+                heldPublishAt = last + publishInterval
+                reschedule()
+            }
+            return
+        }
+        publishNow()
     }
 
     /// Progress weights for `graph` from the launches recorded so far.
@@ -325,25 +362,30 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         }
     }
 
-    /// Sleeps until the machine's next deadline, exactly; re-armed after every input.
+    /// Arms the timer for the machine's next deadline. A timer already armed for that instant or
+    /// earlier is kept: the next tick moves with every published change, and re-arming each
+    /// time cost a task, a cancellation and two thread wake-ups per state. A timer that fires
+    /// early wakes a no-op `advance(to:)`, which arms the next one.
     private func reschedule() {
-        let deadline = machine.nextDeadline
-        guard deadline != timer?.deadline else { return }
-        timer?.task.cancel()
-        guard let deadline else {
+        let deadline = [machine.nextDeadline, heldPublishAt].compactMap(\.self).min()
+        if let armed = timer {
+            if let deadline, armed.deadline <= deadline { return }
+            armed.task.cancel()
             timer = nil
-            return
         }
+        guard let deadline else { return }
         let instant = origin.advanced(by: deadline)
         let clock = self.clock
         let continuation = self.continuation
+        timersArmed += 1
+        let number = timersArmed
         let task = Task {
             do {
                 try await clock.sleep(until: instant, tolerance: nil)
-                continuation.yield(.timer)
+                continuation.yield(.timer(number))
             } catch {}
         }
-        timer = (deadline, task)
+        timer = (deadline, task, number)
     }
 
     private func stopAll() async {

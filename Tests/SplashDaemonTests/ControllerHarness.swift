@@ -20,7 +20,10 @@ struct ControllerHarness {
     let task: Task<Void, Never>
     private let states: AsyncStream<StateMessage>
 
-    init(_ steps: [StepSpec], settings: SplashSettings, plugins: [String: any StepPlugin] = [:]) throws {
+    init(
+        _ steps: [StepSpec], settings: SplashSettings, plugins: [String: any StepPlugin] = [:],
+        publishInterval: Duration = .zero
+    ) throws {
         var all = plugins
         all["signal"] = SignalPlugin(board: board)
         var logger = Logger(label: "test")
@@ -30,7 +33,7 @@ struct ControllerHarness {
         controller = LaunchController(
             graph: graph, settings: settings,
             plugins: PluginRegistry(plugins: all, signalBoard: board),
-            clock: clock, broadcaster: broadcaster, logger: logger,
+            clock: clock, broadcaster: broadcaster, publishInterval: publishInterval, logger: logger,
             makeLaunchID: { launches.next() }
         )
         states = broadcaster.observe()

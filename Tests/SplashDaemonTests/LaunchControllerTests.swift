@@ -32,6 +32,32 @@ import TestSupport
         await h.stop()
     }
 
+    /// Coalesced states are at least `publishInterval` of clock time apart; a phase change is
+    /// never held back.
+    @Test func coalescedStatesKeepThePublishIntervalAndPhaseChangesDoNot() async throws {
+        let h = try ControllerHarness(
+            [StepSpec(id: "a", plugin: "signal"), StepSpec(id: "b", plugin: "signal")], settings: settings,
+            publishInterval: .milliseconds(16)
+        )
+        let started = await h.next { $0.steps.allSatisfy { $0.status == .running } }
+        #expect(started?.elapsedMs == 0)
+        await h.board.complete(step: "a")
+        // A state went out at 0 ms, so the result waits for 16 ms: the controller arms its timer
+        // for that instant (its tick would be at 100 ms).
+        while !h.clock.pendingDeadlines.contains(.milliseconds(16)) { await Task.yield() }
+        h.clock.advance(to: .milliseconds(16))
+        let result = await h.next { $0.steps.contains { $0.status == .succeeded } }
+        #expect(result?.elapsedMs == 16)
+        #expect(result?.steps.map(\.status) == [.succeeded, .running])
+        #expect(result?.seq == (started?.seq ?? 0) + 1)
+        await h.board.complete(step: "b")
+        // min_display ends at 1 s: the phase change goes out at its instant.
+        h.clock.advance(to: .milliseconds(1000))
+        let dismissing = await h.next { $0.phase == .dismissing }
+        #expect(dismissing?.elapsedMs == 1000)
+        await h.stop()
+    }
+
     @Test func dismissingFollowsTheLastStepAtOnceWhenMinDisplayHasPassed() async throws {
         let h = try ControllerHarness([StepSpec(id: "frame", plugin: "signal")], settings: settings)
         _ = await h.next { $0.steps[0].status == .running }
