@@ -208,9 +208,15 @@ time_shell() {
   done | sort -n | awk '{v[NR]=$1} END {printf "shell script, same 200 spawns (20 layers x 10 with wait): median=%.1f min=%.1f max=%.1f n=%d (us)\n", v[int((NR+1)/2)], v[1], v[NR], NR}'
 }
 echo "== external plugins: 200 steps of /bin/true (20 layers x 10), relaunch -> dismissing"
+# The daemon's own CPU time per launch (utime / stime, the plugins' time not included).
+cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{printf "%d %d\n", $14 * 1000 / hz, $15 * 1000 / hz}' "/proc/$1/stat"; }
 start_daemon "$WORK/spawn200.toml" "$WORK/spawn200.sock" spawn200
+"$CLIENT" launches "$WORK/spawn200.sock" 1 >/dev/null   # the first launch and one relaunch, unmeasured
 time_shell "$(n 30 5)"
+read -r user0 system0 < <(cpu_ms "$DAEMON")
 "$CLIENT" launches "$WORK/spawn200.sock" "$(n 30 5)"
+read -r user1 system1 < <(cpu_ms "$DAEMON")
+echo "splashd's own CPU time per launch: user $(( (user1 - user0) / $(n 30 5) )) ms, system $(( (system1 - system0) / $(n 30 5) )) ms"
 time_shell "$(n 30 5)"
 stop_daemon "$DAEMON"
 echo
