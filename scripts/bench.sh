@@ -179,6 +179,13 @@ TOML
 echo "== cold start (exec splashd -> hello received, and -> the first state after subscribe; 1 signal step)"
 "$CLIENT" cold "$WORK/cold.sock" "$(n 50 10)" -- "$BIN" --config "$WORK/cold.toml" --socket "$WORK/cold.sock" \
   --state-dir "$WORK/state-cold" --log-format text
+# References measured in the same minute, since this machine's speed drifts by the hour: a process
+# that does nothing, and a Swift program that prints one line (linked like any Swift program).
+"$CLIENT" exec "reference: /bin/true (fork + exec -> exit)" "$(n 50 10)" -- /bin/true
+printf '@main struct Hello { static func main() { print("hello") } }\n' >"$WORK/hello.swift"
+if swiftc -O -parse-as-library "$WORK/hello.swift" -o "$WORK/hello" 2>/dev/null; then
+  "$CLIENT" exec "reference: a Swift hello world (fork + exec -> exit)" "$(n 50 10)" -- "$WORK/hello"
+fi
 echo
 
 # ---- external plugins: 200-step graph of /bin/true vs a shell doing the same spawns -------------

@@ -10,6 +10,7 @@
  *   splashbench launches SOCK N [TSFILE]         relaunch -> dismissing (and plugin exit -> dismissing
  *                                                when TSFILE holds the plugin's CLOCK_REALTIME ns)
  *   splashbench fanout SOCK SUBSCRIBERS ROUNDS STEP   one state change -> received by every subscriber
+ *   splashbench exec NAME N -- PROGRAM ARGS...   fork + exec -> exit, N times: the cold start's reference
  *
  * Output: one line per figure, `name: median=.. p90=.. p99=.. min=.. max=.. n=..` in microseconds.
  */
@@ -160,6 +161,31 @@ static int cold(const char *sock, int n, char **argv) {
     return 0;
 }
 
+/* ---- exec: fork + exec -> exit of another program, as a reference for the cold start ---- */
+static int exec_times(const char *name, int n, char **argv) {
+    int64_t *samples = calloc((size_t)n, sizeof *samples);
+    for (int i = 0; i < n; i++) {
+        int64_t t0 = mono();
+        pid_t pid = fork();
+        if (pid < 0) die("fork");
+        if (pid == 0) {
+            int devnull = open("/dev/null", O_WRONLY);
+            dup2(devnull, 1);
+            dup2(devnull, 2);
+            execv(argv[0], argv);
+            _exit(127);
+        }
+        int status;
+        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "%s did not exit cleanly\n", argv[0]);
+            return 3;
+        }
+        samples[i] = mono() - t0;
+    }
+    report(name, samples, (size_t)n);
+    return 0;
+}
+
 /* ---- ping ---- */
 static int ping(const char *sock, int n) {
     reader *r = calloc(1, sizeof *r);
@@ -291,6 +317,7 @@ static int fanout(const char *sock, int subscribers, int rounds, const char *ste
 int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     if (argc >= 6 && strcmp(argv[1], "cold") == 0 && strcmp(argv[4], "--") == 0) return cold(argv[2], atoi(argv[3]), argv + 5);
+    if (argc >= 6 && strcmp(argv[1], "exec") == 0 && strcmp(argv[4], "--") == 0) return exec_times(argv[2], atoi(argv[3]), argv + 5);
     if (argc == 4 && strcmp(argv[1], "ping") == 0) return ping(argv[2], atoi(argv[3]));
     if ((argc == 4 || argc == 5) && strcmp(argv[1], "launches") == 0) return launches(argv[2], atoi(argv[3]), argc == 5 ? argv[4] : NULL);
     if (argc == 6 && strcmp(argv[1], "fanout") == 0) return fanout(argv[2], atoi(argv[3]), atoi(argv[4]), argv[5]);
