@@ -1,7 +1,10 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <malloc.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "CLinuxShims.h"
 
 #ifndef MADV_PAGEOUT
@@ -22,4 +25,12 @@ int splashd_madvise_pageout(void *address, size_t length) {
 
 int splashd_malloc_trim(void) {
     return malloc_trim(0);
+}
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE 1
+#endif
+
+int splashd_rename_noreplace(const char *from, const char *to) {
+    return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
 }

@@ -3,6 +3,7 @@ public import Glibc
 #endif
 public import Logging
 public import NIOCore
+import CLinuxShims
 import NIOPosix
 import SplashCore
 
@@ -65,17 +66,31 @@ public final class SocketServer: Sendable {
             return SocketServer(channel: channel, owned: nil)
         case .path(let path, let mode, let groupID):
             try prepare(path: path)
+            // Bound under a staging name, given its mode and group, then renamed into place: a
+            // client never finds the socket at `path` with other permissions than configured.
+            let staging = stagingPath(for: path)
+            let boundPath = staging ?? path
+            if let staging {
+                var info = stat()
+                if lstat(staging, &info) == 0, (info.st_mode & S_IFMT) == S_IFSOCK { unlink(staging) }
+            }
             let channel: any Channel
             do {
-                channel = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
+                channel = try await bootstrap.bind(unixDomainSocketPath: boundPath, cleanupExistingSocketFile: false).get()
             } catch {
                 throw StartError(description: "cannot listen on \(path): \(error)")
             }
-            if chmod(path, mode) != 0 {
+            if chmod(boundPath, mode) != 0 {
                 logger.warning("cannot set mode \(String(mode, radix: 8)) on \(path): \(String(cString: strerror(errno)))")
             }
-            if let groupID, chown(path, uid_t.max, groupID) != 0 {
+            if let groupID, chown(boundPath, uid_t.max, groupID) != 0 {
                 logger.warning("cannot give \(path) to group \(groupID): \(String(cString: strerror(errno)))")
+            }
+            if let staging, splashd_rename_noreplace(staging, path) != 0 {
+                let reason = errno == EEXIST ? "another process is already serving \(path)" : "cannot move the socket to \(path): \(String(cString: strerror(errno)))"
+                try? await channel.close()
+                unlink(staging)
+                throw StartError(description: reason)
             }
             var info = stat()
             let inode: ino_t = stat(path, &info) == 0 ? info.st_ino : 0
@@ -90,6 +105,15 @@ public final class SocketServer: Sendable {
             var info = stat()
             if stat(owned.path, &info) == 0 && info.st_ino == owned.inode { unlink(owned.path) }
         }
+    }
+
+    /// A name in `path`'s directory to bind under before the socket is renamed to `path`; nil when
+    /// it would not fit in a socket address (107 bytes), and then the socket is bound at `path`.
+    static func stagingPath(for path: String) -> String? {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let staging = "\(directory)/.splashd-\(getpid()).sock"
+        return staging.utf8.count <= 107 ? staging : nil
     }
 
     /// Makes room for a socket at `path`: creates its directory, and removes a stale socket file

@@ -16,4 +16,8 @@ int splashd_madvise_pageout(void *address, size_t length);
 /// malloc_trim(0): returns free heap memory to the system; 1 when some was released.
 int splashd_malloc_trim(void);
 
+/// renameat2(from, to, RENAME_NOREPLACE) (Linux 3.15): like rename(2), but fails with EEXIST
+/// instead of replacing an existing `to`. 0, or -1 with errno set.
+int splashd_rename_noreplace(const char *from, const char *to);
+
 #endif
