@@ -124,11 +124,19 @@ public struct ExternalPlugin: StepPlugin {
             outcome = .failure(error)
         }
 
+        // After a cancellation whose SIGTERM was ignored, the teardown above SIGKILLed the whole
+        // group; members may still be dying when the leftovers are looked at.
+        var killedWithGroup = false
+        if Task.isCancelled, case .success(let result) = outcome, result.terminationStatus == .signaled(SIGKILL) {
+            killedWithGroup = true
+        }
         if let group = lifecycle.group {
-            await tearDownLeftovers(ProcessGroup(id: group), termSentAt: lifecycle.termSentAt, logger: logger)
+            await tearDownLeftovers(
+                ProcessGroup(id: group), termSentAt: lifecycle.termSentAt, alreadyKilled: killedWithGroup, logger: logger
+            )
         }
         if Task.isCancelled {
-            if case .success(let result) = outcome, result.terminationStatus == .signaled(SIGKILL) {
+            if killedWithGroup {
                 logger.notice("plugin ignored SIGTERM for \(grace); sent SIGKILL")
             }
             throw CancellationError()
@@ -226,12 +234,18 @@ public struct ExternalPlugin: StepPlugin {
         }
     }
 
-    private func tearDownLeftovers(_ group: ProcessGroup, termSentAt: ContinuousClock.Instant?, logger: Logger) async {
+    /// - Parameter alreadyKilled: the group was SIGKILLed with the main process (and that is
+    ///   logged once, by the caller); members found still dying are not reported again.
+    private func tearDownLeftovers(
+        _ group: ProcessGroup, termSentAt: ContinuousClock.Instant?, alreadyKilled: Bool, logger: Logger
+    ) async {
         switch await group.tearDown(grace: grace, termSentAt: termSentAt) {
         case .alreadyGone:
             break
         case .terminated:
             logger.debug("process group \(group.id) exited after SIGTERM")
+        case .killed(gone: true) where alreadyKilled:
+            logger.debug("process group \(group.id) was killed with the main process")
         case .killed(gone: true):
             logger.notice("process group \(group.id) ignored SIGTERM for \(grace); sent SIGKILL")
         case .killed(gone: false):
