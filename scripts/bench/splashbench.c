@@ -118,6 +118,20 @@ static void expect_ok(reader *r) {
     if (!strstr(line, "\"type\":\"ok\"")) { fprintf(stderr, "expected ok, got %s\n", line); exit(3); }
 }
 
+/* fork + exec of argv with stderr (and stdout too when `quiet_stdout`) on /dev/null. */
+static pid_t spawn_quiet(char **argv, int quiet_stdout) {
+    pid_t pid = fork();
+    if (pid < 0) die("fork");
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        if (quiet_stdout) dup2(devnull, 1);
+        dup2(devnull, 2);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    return pid;
+}
+
 /* ---- cold: exec splashd -> hello, and -> the first state a renderer can draw ---- */
 static int cold(const char *sock, int n, char **argv) {
     int64_t *samples = calloc((size_t)n, sizeof *samples);
@@ -125,14 +139,7 @@ static int cold(const char *sock, int n, char **argv) {
     for (int i = 0; i < n; i++) {
         unlink(sock);
         int64_t t0 = mono();
-        pid_t pid = fork();
-        if (pid < 0) die("fork");
-        if (pid == 0) {
-            int devnull = open("/dev/null", O_WRONLY);
-            dup2(devnull, 2);
-            execv(argv[0], argv);
-            _exit(127);
-        }
+        pid_t pid = spawn_quiet(argv, 0);
         int fd;
         /* Poll connect every 100 us: the daemon's socket appears when it listens. Not a busy spin,
          * which on a small machine takes a core from the daemon it is timing. */
@@ -166,15 +173,7 @@ static int exec_times(const char *name, int n, char **argv) {
     int64_t *samples = calloc((size_t)n, sizeof *samples);
     for (int i = 0; i < n; i++) {
         int64_t t0 = mono();
-        pid_t pid = fork();
-        if (pid < 0) die("fork");
-        if (pid == 0) {
-            int devnull = open("/dev/null", O_WRONLY);
-            dup2(devnull, 1);
-            dup2(devnull, 2);
-            execv(argv[0], argv);
-            _exit(127);
-        }
+        pid_t pid = spawn_quiet(argv, 1);
         int status;
         if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
             fprintf(stderr, "%s did not exit cleanly\n", argv[0]);
