@@ -1,11 +1,6 @@
 public import Logging
 public import SplashCore
 import SplashPlugins
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The last launches, kept in the state directory (`history.jsonl`), one JSON record per line.
 ///
@@ -84,28 +79,13 @@ public actor HistoryStore {
             bytes.append(contentsOf: record.jsonLine())
             bytes.append(0x0A)
         }
-        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else {
+        do {
+            try AtomicFile.append(bytes, to: path)
+            return true
+        } catch {
             file = nil
+            logger.warning("history: \(error); the file will be replaced")
             return false
         }
-        var ok = bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return false }
-                offset += written
-            }
-            return true
-        }
-        ok = ok && fsync(fd) == 0
-        let reason = ok ? "" : String(cString: strerror(errno))
-        if close(fd) != 0 { ok = false }
-        if !ok {
-            file = nil
-            logger.warning("history: appending to \(path) failed (\(reason)); the file will be replaced")
-        }
-        return ok
     }
 }

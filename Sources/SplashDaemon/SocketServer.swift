@@ -108,12 +108,12 @@ public final class SocketServer: Sendable {
     }
 
     /// A name in `path`'s directory to bind under before the socket is renamed to `path`; nil when
-    /// it would not fit in a socket address (107 bytes), and then the socket is bound at `path`.
+    /// it would not fit in a socket address, and then the socket is bound at `path`.
     static func stagingPath(for path: String) -> String? {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let staging = "\(directory)/.splashd-\(getpid()).sock"
-        return staging.utf8.count <= 107 ? staging : nil
+        return staging.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) ? staging : nil
     }
 
     /// Makes room for a socket at `path`: creates its directory, and removes a stale socket file

@@ -3,10 +3,10 @@ public import Glibc
 #endif
 
 /// Crash-safe file replacement: after a power cut the file holds either the old or the new
-/// content, never a mix or nothing.
+/// content, never a mix or nothing (and `append`, for formats that tolerate a torn tail).
 ///
-/// Writes a temporary file in the same directory, fsyncs it, renames it over the target and
-/// fsyncs the directory.
+/// `write` writes a temporary file in the same directory, fsyncs it, renames it over the target
+/// and fsyncs the directory.
 public enum AtomicFile {
     /// Why a write failed; the old file (if any) is untouched.
     public struct WriteError: Error, CustomStringConvertible, Sendable {
@@ -27,16 +27,7 @@ public enum AtomicFile {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
         guard fd >= 0 else { throw failure("open") }
         var ok = fchmod(fd, mode) == 0
-        ok = ok && bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return false }
-                offset += written
-            }
-            return true
-        }
+        ok = ok && writeAll(bytes, to: fd)
         ok = ok && fsync(fd) == 0
         let error = failure(ok ? "close" : "write")
         if close(fd) != 0 { ok = false }
@@ -53,6 +44,35 @@ public enum AtomicFile {
         if dirFD >= 0 {
             fsync(dirFD)
             close(dirFD)
+        }
+    }
+
+    /// Appends `bytes` to the existing file at `path` and fsyncs it. Not atomic: a power cut
+    /// may leave part of `bytes` at the end, so the format must let a reader skip a torn tail.
+    public static func append(_ bytes: [UInt8], to path: String) throws(WriteError) {
+        func failure(_ what: String) -> WriteError {
+            WriteError(path: path, reason: "\(what): \(String(cString: strerror(errno)))")
+        }
+        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { throw failure("open") }
+        var ok = writeAll(bytes, to: fd)
+        ok = ok && fsync(fd) == 0
+        let error = failure(ok ? "close" : "write")
+        if close(fd) != 0 { ok = false }
+        guard ok else { throw error }
+    }
+
+    /// Writes all of `bytes`, retrying short writes and EINTR; false (errno set) on failure.
+    private static func writeAll(_ bytes: [UInt8], to fd: CInt) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return false }
+                offset += written
+            }
+            return true
         }
     }
 
