@@ -25,7 +25,7 @@ public import SplashPlugins
 /// reach logs, facts or failures.
 public struct AuthRefreshPlugin: StepPlugin {
     /// The failure code when the token endpoint refuses the request for good (other 4xx).
-    public static let rejectedCode = "auth-rejected"
+    public static let rejectedCode: ErrorCode = .authRejected
 
     let device: DeviceState
     let http: SharedHTTPClient

@@ -6,7 +6,7 @@ import SplashCore
 /// retryable (a retry cannot fix a config), whose message names the option and what it expects.
 struct HTTPPluginOptions {
     /// The failure code of a bad option.
-    static let badOptionCode = "bad-option"
+    static let badOptionCode: ErrorCode = .badOptions
 
     let plugin: String
     let values: [String: JSONValue]

@@ -61,7 +61,7 @@ public struct LaunchCounterOptions: Sendable, Equatable {
     }
 
     private static func bad(_ message: String) -> StepFailure {
-        StepFailure(code: "bad-options", message: "launch-counter: \(message)", retryable: false)
+        StepFailure(code: .badOptions, message: "launch-counter: \(message)", retryable: false)
     }
 
     private static func show(_ value: JSONValue) -> String {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A quick action or deep link, as received.
 public enum QuickInput: Sendable, Equatable, Hashable {
     /// A quick action by name (`{"cmd":"action","name":"NAME"}`).
@@ -28,11 +30,12 @@ public enum QuickInput: Sendable, Equatable, Hashable {
 ///
 /// The `quick-action` step drains it when it runs; commands count as newer than any spool file.
 /// It keeps the newest `capacity` inputs (older ones are dropped), so a flood of commands cannot
-/// grow memory without bound.
-public actor QuickActionInbox {
+/// grow memory without bound. Synchronous, so the launch controller posts and resets inside one
+/// turn of its loop, in the order its inputs came.
+public final class QuickActionInbox: Sendable {
     /// The most inputs kept.
     public let capacity: Int
-    private var inputs: [QuickInput] = []
+    private let inputs = Mutex<[QuickInput]>([])
 
     /// Creates an empty inbox keeping at most `capacity` inputs.
     public init(capacity: Int = 64) {
@@ -41,23 +44,25 @@ public actor QuickActionInbox {
 
     /// Queues `input` for the next run of the `quick-action` step.
     public func post(_ input: QuickInput) {
-        inputs.append(input)
-        if inputs.count > capacity {
-            inputs.removeFirst(inputs.count - capacity)
+        inputs.withLock { inputs in
+            inputs.append(input)
+            if inputs.count > capacity { inputs.removeFirst(inputs.count - capacity) }
         }
     }
 
     /// Takes every queued input, oldest first, and leaves the inbox empty.
     public func drain() -> [QuickInput] {
-        defer { inputs = [] }
-        return inputs
+        inputs.withLock { inputs in
+            defer { inputs = [] }
+            return inputs
+        }
     }
 
     /// Forgets queued inputs (a new launch begins).
     public func reset() {
-        inputs = []
+        inputs.withLock { $0 = [] }
     }
 
     /// The number of queued inputs.
-    public var count: Int { inputs.count }
+    public var count: Int { inputs.withLock { $0.count } }
 }

@@ -44,7 +44,7 @@ public struct QuickActionPlugin: StepPlugin {
         let logger = context.logger
         if let unknown = options.keys.filter({ !Self.knownOptions.contains($0) }).sorted().first {
             throw StepFailure(
-                code: "bad-options",
+                code: .badOptions,
                 message: "quick-action: unknown option '\(unknown)' (known: \(Self.knownOptions.sorted().joined(separator: ", ")))",
                 retryable: false
             )

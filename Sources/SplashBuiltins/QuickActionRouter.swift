@@ -66,7 +66,7 @@ public struct QuickActionRouter: Sendable, Equatable {
 
         /// The error as a step failure: code `bad-options`, not retryable.
         public var stepFailure: StepFailure {
-            StepFailure(code: "bad-options", message: description, retryable: false)
+            StepFailure(code: .badOptions, message: description, retryable: false)
         }
     }
 

@@ -48,7 +48,7 @@ public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timedOut: 75
         case .invalidMessage: 76
         case .io: 74
-        case .rejected(let error): error.code == ProtocolError.Code.permissionDenied ? 77 : 1
+        case .rejected(let error): error.code == .permissionDenied ? 77 : 1
         }
     }
 }

@@ -1,14 +1,14 @@
 /// Where the app goes after the splash.
-public struct Destination: Sendable, Equatable, Codable {
+public struct Destination: Sendable, Equatable {
     /// The first screen.
-    public enum Screen: String, Sendable, Codable {
+    public enum Screen: String, Sendable {
         case home
         case onboarding
         case login
     }
 
     public var screen: Screen
-    /// A deep-link target, e.g. `/orders/42`.
+    /// A deep-link target, e.g. `orders/42`.
     public var route: String?
     /// A modal to open over the screen, e.g. from a quick action.
     public var sheet: String?
@@ -22,17 +22,23 @@ public struct Destination: Sendable, Equatable, Codable {
         self.reviewPrompt = reviewPrompt
     }
 
-    enum CodingKeys: String, CodingKey {
-        case screen, route, sheet
-        case reviewPrompt = "review_prompt"
+    /// Writes `{"screen","route","sheet","review_prompt"}`.
+    public func write(to w: inout JSONWriter) {
+        w.object { w in
+            w.key("screen"); w.string(screen.rawValue)
+            w.key("route"); w.string(route)
+            w.key("sheet"); w.string(sheet)
+            w.key("review_prompt"); w.bool(reviewPrompt)
+        }
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(screen, forKey: .screen)
-        try container.encode(route, forKey: .route)
-        try container.encode(sheet, forKey: .sheet)
-        try container.encode(reviewPrompt, forKey: .reviewPrompt)
+    /// Reads what `write(to:)` writes.
+    public init(json: JSONValue) throws(WireError) {
+        let object = try WireObject(json, what: "destination")
+        screen = try object.raw("screen", as: Screen.self)
+        route = try object.optionalString("route")
+        sheet = try object.optionalString("sheet")
+        reviewPrompt = try object.optionalBool("review_prompt") ?? false
     }
 
     /// Decides the destination from the facts the steps found.
@@ -56,5 +62,23 @@ public struct Destination: Sendable, Equatable, Codable {
             sheet: facts["sheet"]?.stringValue,
             reviewPrompt: facts["review_prompt"]?.boolValue ?? false
         )
+    }
+}
+
+/// A launch record in `history.jsonl` keeps its destination in the wire form: the same writer and
+/// reader as a `state` message.
+extension Destination: Codable {
+    public init(from decoder: any Decoder) throws {
+        do {
+            try self.init(json: JSONValue(from: decoder))
+        } catch let error as WireError {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.message))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var writer = JSONWriter(capacity: 96)
+        write(to: &writer)
+        try JSONValue.parse(writer.bytes).encode(to: encoder)
     }
 }

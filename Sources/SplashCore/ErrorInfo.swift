@@ -1,24 +1,12 @@
 /// What phase `error` carries: why, and what the user can do.
-public struct ErrorInfo: Sendable, Equatable, Codable {
-    /// Well-known error codes.
-    public enum Code {
-        /// The launch ran past `timeout` (soft: work goes on).
-        public static let timeout = "timeout"
-        /// A network failure.
-        public static let network = "network"
-        /// A critical step failed for good.
-        public static let stepFailed = "step-failed"
-        /// A critical step was skipped because one of its dependencies failed.
-        public static let stepSkipped = "step-skipped"
-    }
-
+public struct ErrorInfo: Sendable, Equatable {
     /// User actions offered in the error screen.
-    public enum UserAction: String, Sendable, Codable {
+    public enum UserAction: String, Sendable {
         case retry
         case continueOffline = "continue-offline"
     }
 
-    public var code: String
+    public var code: ErrorCode
     /// What a renderer shows.
     public var message: String
     /// The step that caused it, if any.
@@ -27,7 +15,7 @@ public struct ErrorInfo: Sendable, Equatable, Codable {
     /// Detail for operators (the underlying failure); renderers need not show it.
     public var detail: String?
 
-    public init(code: String, message: String, step: String?, actions: [UserAction], detail: String? = nil) {
+    public init(code: ErrorCode, message: String, step: String?, actions: [UserAction], detail: String? = nil) {
         self.code = code
         self.message = message
         self.step = step
@@ -35,24 +23,34 @@ public struct ErrorInfo: Sendable, Equatable, Codable {
         self.detail = detail
     }
 
-    /// Whether this is the soft timeout error (steps keep running).
-    public var isSoft: Bool { code == Code.timeout }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(code, forKey: .code)
-        try container.encode(message, forKey: .message)
-        try container.encode(step, forKey: .step)
-        try container.encode(actions, forKey: .actions)
-        try container.encodeIfPresent(detail, forKey: .detail)
-    }
-
     /// The message renderers show for a failure code.
     static func userMessage(for failure: StepFailure, label: String) -> String {
         switch failure.code {
-        case Code.network: "Unable to connect"
-        case Code.timeout: "This is taking longer than expected"
+        case .network: "Unable to connect"
+        case .timeout: "This is taking longer than expected"
         default: "\(label) failed"
         }
+    }
+
+    /// Writes `{"code","message","step","actions"[,"detail"]}`.
+    public func write(to w: inout JSONWriter) {
+        w.object { w in
+            w.key("code"); w.string(code.rawValue)
+            w.key("message"); w.string(message)
+            w.key("step"); w.string(step)
+            w.key("actions"); w.array { w in for action in actions { w.string(action.rawValue) } }
+            if let detail { w.key("detail"); w.string(detail) }
+        }
+    }
+
+    /// Reads what `write(to:)` writes. Actions this build does not know are left out.
+    public init(json: JSONValue) throws(WireError) {
+        let object = try WireObject(json, what: "error")
+        code = ErrorCode(rawValue: try object.string("code"))
+        message = try object.string("message")
+        step = try object.optionalString("step")
+        actions = try object.array("actions") { value throws(WireError) in value.stringValue.flatMap(UserAction.init(rawValue:)) }
+            .compactMap(\.self)
+        detail = try object.optionalString("detail")
     }
 }

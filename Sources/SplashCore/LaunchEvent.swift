@@ -13,6 +13,9 @@ public enum LaunchEvent: Sendable, Equatable {
 
 /// What the owner of a `LaunchMachine` must do after feeding it an input.
 public enum LaunchAction: Sendable, Equatable {
+    /// A launch after the first begins: forget what clients sent for the previous one (signal
+    /// completions, queued quick actions). Comes before the launch's first attempt starts.
+    case resetLaunchInputs
     /// Start an attempt of a step. Report back with `stepFinished(token:...)`.
     case start(StepRun)
     /// Stop the attempt with this token (its result, if any, will be ignored).

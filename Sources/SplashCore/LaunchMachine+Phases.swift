@@ -10,26 +10,26 @@ extension LaunchMachine {
         let spec = graph.steps[index]
         let state = steps[index]
         let label = spec.label ?? spec.id
+        let info: ErrorInfo
         if state.status == .skipped {
-            error = ErrorInfo(
-                code: ErrorInfo.Code.stepSkipped,
+            info = ErrorInfo(
+                code: .stepSkipped,
                 message: "\(label) could not run",
                 step: spec.id,
                 actions: offeredActions,
                 detail: "skipped because \(state.skipReason ?? "a dependency did not succeed")"
             )
         } else {
-            let failure = state.failure ?? StepFailure(code: ErrorInfo.Code.stepFailed, message: "failed", retryable: false)
-            error = ErrorInfo(
-                code: failure.code == ErrorInfo.Code.network ? ErrorInfo.Code.network : ErrorInfo.Code.stepFailed,
+            let failure = state.failure ?? StepFailure(code: .stepFailed, message: "failed", retryable: false)
+            info = ErrorInfo(
+                code: failure.code == .network ? .network : .stepFailed,
                 message: ErrorInfo.userMessage(for: failure, label: label),
                 step: spec.id,
                 actions: offeredActions,
                 detail: failure.message
             )
         }
-        setPhase(.error)
-        dirty = true
+        setStage(.error(.failed(info)))
     }
 
     mutating func restartRound(at now: Duration) {
@@ -41,11 +41,9 @@ extension LaunchMachine {
             steps[index].roundBase = attempt
         }
         rebuildBookkeeping()
-        error = nil
         slow = false
-        timedOut = false
         loadingSince = now
-        setPhase(.loading)
+        setStage(.loading)
         settle(at: now)
     }
 
@@ -68,22 +66,19 @@ extension LaunchMachine {
         for index in graph.order where steps[index].status == .succeeded {
             facts.merge(steps[index].facts) { _, new in new }
         }
-        decided = Destination.decide(from: facts)
-        error = nil
-        dismissingSince = now
-        setPhase(.dismissing)
+        setStage(.dismissing(since: now, destination: Destination.decide(from: facts)))
     }
 
-    mutating func enterFinished(at now: Duration) {
-        destination = decided ?? Destination.decide(from: [:])
-        setPhase(.finished)
-        emit(.event(.launchFinished(launch: launch, destination: destination!, elapsed: now - launchStartedAt)))
+    mutating func enterFinished(_ destination: Destination, at now: Duration) {
+        setStage(.finished(destination))
+        emit(.event(.launchFinished(launch: launch, destination: destination, elapsed: now - launchStartedAt)))
     }
 
-    mutating func setPhase(_ new: Phase) {
-        guard new != phase else { return }
-        emit(.event(.phaseChanged(from: phase, to: new)))
-        phase = new
+    /// Moves to `new`, logging the phase change (if the phase is another) and publishing.
+    mutating func setStage(_ new: LaunchStage) {
+        let old = phase
+        stage = new
+        if new.phase != old { emit(.event(.phaseChanged(from: old, to: new.phase))) }
         dirty = true
     }
 
@@ -102,18 +97,6 @@ extension LaunchMachine {
             return
         }
         eta = nil
-        var done = 0.0
-        var total = 0.0
-        for (index, state) in steps.enumerated() {
-            let weight = index < weights.count ? max(0, weights[index]) : 1
-            total += weight
-            switch state.status {
-            case .succeeded, .failed, .skipped: done += weight
-            case .running: done += weight * min(state.fraction, 0.95)
-            case .pending: break
-            }
-        }
-        let raw = total > 0 ? min(done / total, 0.99) : 0
-        progress = max(progress, raw)
+        progress = max(progress, min(ProgressEstimator.workFraction(self), ProgressEstimator.cap))
     }
 }

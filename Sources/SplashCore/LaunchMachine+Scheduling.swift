@@ -77,20 +77,19 @@ extension LaunchMachine {
             slow = true
             dirty = true
         }
-        if phase == .loading && !timedOut && now >= loadingSince + settings.timeout {
-            timedOut = true
+        if phase == .loading && now >= loadingSince + settings.timeout {
             let holdingUp = runningInOrder.first { graph.steps[$0].critical }
                 ?? graph.order.first { !steps[$0].status.isTerminal }
-            error = ErrorInfo(
-                code: ErrorInfo.Code.timeout,
+            let info = ErrorInfo(
+                code: .timeout,
                 message: "This is taking longer than expected",
                 step: holdingUp.map { graph.steps[$0].id },
                 actions: offeredActions
             )
-            setPhase(.error)
+            setStage(.error(.timedOut(info)))
         }
-        if phase == .dismissing, let since = dismissingSince, now >= since + settings.exitAnimation {
-            enterFinished(at: now)
+        if case .dismissing(let since, let destination) = stage, now >= since + settings.exitAnimation {
+            enterFinished(destination, at: now)
         }
     }
 

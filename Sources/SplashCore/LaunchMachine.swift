@@ -50,7 +50,7 @@ public struct LaunchMachine: Sendable {
     /// A command that is not possible in the current phase; nothing changed.
     public struct Refusal: Error, Equatable, Sendable {
         /// Always `invalid-transition`.
-        public var code: String { "invalid-transition" }
+        public var code: ErrorCode { .invalidTransition }
         public var message: String
     }
 
@@ -78,8 +78,6 @@ public struct LaunchMachine: Sendable {
 
     public let graph: StepGraph
     public let settings: SplashSettings
-    /// Relative weight of each step (by index) in `progress` when there is no history.
-    public var weights: [Double]
     /// Expected step durations from past launches: when it has history, progress tracks time and
     /// `eta` is set; without, every step weighs the same.
     public var estimator: ProgressEstimator?
@@ -88,7 +86,8 @@ public struct LaunchMachine: Sendable {
     public var tickInterval: Duration?
 
     public internal(set) var launch = ""
-    public internal(set) var phase = Phase.loading
+    /// The phase with its data; see `LaunchStage`.
+    public internal(set) var stage = LaunchStage.loading
     /// Grows by one with every published state.
     public internal(set) var seq: UInt64 = 0
     public internal(set) var steps: [StepState]
@@ -97,16 +96,10 @@ public struct LaunchMachine: Sendable {
     public internal(set) var progress: Double = 0
     /// The expected time until `dismissing`, from the estimator, as of the last `publish(at:)`.
     public internal(set) var eta: Duration?
-    public internal(set) var error: ErrorInfo?
-    /// Set when the launch reaches `finished`.
-    public internal(set) var destination: Destination?
     public internal(set) var launchStartedAt: Duration = .zero
     /// When the current `loading` period began (the launch start, or the last `retry`).
     public internal(set) var loadingSince: Duration = .zero
-    public internal(set) var dismissingSince: Duration?
 
-    var timedOut = false
-    var decided: Destination?
     var nextToken: UInt64 = 0
     var dirty = false
     /// The last instant the state changed (ticks count from it).
@@ -137,7 +130,6 @@ public struct LaunchMachine: Sendable {
         self.settings = settings
         self.seq = seq
         self.steps = Array(repeating: StepState(), count: graph.steps.count)
-        self.weights = Array(repeating: 1, count: graph.steps.count)
         self.unmet = graph.dependencies.map(\.count)
         var position = Array(repeating: 0, count: graph.steps.count)
         for (rank, index) in graph.order.enumerated() { position[index] = rank }
@@ -148,21 +140,18 @@ public struct LaunchMachine: Sendable {
 
     /// Begins a launch with id `launch` at `now`.
     public mutating func start(launch: String, at now: Duration) -> [LaunchAction] {
+        // What clients sent for the previous launch is forgotten (the first has none before it).
+        if !self.launch.isEmpty { emit(.resetLaunchInputs) }
         self.launch = launch
         steps = Array(repeating: StepState(), count: graph.steps.count)
         rebuildBookkeeping()
         launchStartedAt = now
         loadingSince = now
-        dismissingSince = nil
         slow = false
-        timedOut = false
         progress = 0
         eta = nil
-        error = nil
-        destination = nil
-        decided = nil
         let previous = phase
-        phase = .loading
+        stage = .loading
         emit(.event(.launchStarted(launch: launch)))
         if previous != .loading { emit(.event(.phaseChanged(from: previous, to: .loading))) }
         dirty = true
@@ -248,10 +237,10 @@ public struct LaunchMachine: Sendable {
             }
             continueOffline(at: now)
         case .dismissed:
-            guard phase == .dismissing else {
+            guard case .dismissing(_, let destination) = stage else {
                 throw Refusal(message: "dismissed is only possible in phase dismissing")
             }
-            enterFinished(at: now)
+            enterFinished(destination, at: now)
         case .relaunch(let launch):
             guard phase == .finished else {
                 throw Refusal(message: "relaunch is only possible in phase finished")
@@ -266,6 +255,26 @@ public struct LaunchMachine: Sendable {
         updateProgress(at: now)
         seq += 1
         return snapshot(at: now)
+    }
+
+    // MARK: The stage, read
+
+    /// The phase renderers see.
+    public var phase: Phase { stage.phase }
+
+    /// Set in phase `error`.
+    public var error: ErrorInfo? {
+        if case .error(let error) = stage { error.info } else { nil }
+    }
+
+    /// Set in phase `finished`.
+    public var destination: Destination? {
+        if case .finished(let destination) = stage { destination } else { nil }
+    }
+
+    /// When the exit animation began, in phase `dismissing`.
+    public var dismissingSince: Duration? {
+        if case .dismissing(let since, _) = stage { since } else { nil }
     }
 
     // MARK: Time
@@ -285,16 +294,24 @@ public struct LaunchMachine: Sendable {
             if isWorkComplete { consider(launchStartedAt + settings.minDisplay) }
         }
         if let tickInterval, phase == .loading, wantsTicks { consider(lastChangeAt + tickInterval) }
-        if phase == .loading {
+        switch stage {
+        case .loading:
             if !slow { consider(loadingSince + settings.slowAfter) }
-            if !timedOut { consider(loadingSince + settings.timeout) }
+            consider(loadingSince + settings.timeout)
+        case .dismissing(let since, _): consider(since + settings.exitAnimation)
+        case .error, .finished: break
         }
-        if phase == .dismissing, let since = dismissingSince { consider(since + settings.exitAnimation) }
         return next
     }
 
     /// Steps run in `loading` and during the soft timeout error.
-    var workMayRun: Bool { phase == .loading || (phase == .error && error?.isSoft == true) }
+    var workMayRun: Bool {
+        switch stage {
+        case .loading: true
+        case .error(let error): error.letsWorkRun
+        case .dismissing, .finished: false
+        }
+    }
 
     /// Every step finished, critical ones succeeded.
     var isWorkComplete: Bool { terminalCount == steps.count && criticalUnsucceeded == 0 }

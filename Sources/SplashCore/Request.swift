@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A client → server line of the socket protocol (version 1).
 public struct Request: Sendable, Equatable {
     /// What the client asks for.
@@ -68,17 +62,16 @@ public struct Request: Sendable, Equatable {
     public static func parse(_ line: some Collection<UInt8>) -> Result<Request, ProtocolError> {
         let object: [String: JSONValue]
         do {
-            let value = try JSONDecoder().decode(JSONValue.self, from: Data(line))
-            guard let members = value.objectValue else {
+            guard let members = try JSONValue.parse(line).objectValue else {
                 return .failure(.badRequest("expected a JSON object"))
             }
             object = members
         } catch {
-            return .failure(.badRequest("not valid JSON"))
+            return .failure(.badRequest(error.message))
         }
         let id = object["id"]
         func fail(_ message: String) -> Result<Request, ProtocolError> {
-            .failure(ProtocolError(code: ProtocolError.Code.badRequest, message: message, id: id))
+            .failure(ProtocolError(code: .badRequest, message: message, id: id))
         }
         guard let cmd = object["cmd"] else { return fail("missing \"cmd\"") }
         guard let name = cmd.stringValue else { return fail("\"cmd\" must be a string") }
@@ -150,28 +143,17 @@ public enum Report: String, Sendable, Equatable, CaseIterable {
 
 /// An `error` reply: a code and a human-readable message.
 public struct ProtocolError: Error, Sendable, Equatable {
-    /// Error codes of the socket protocol.
-    public enum Code {
-        public static let badRequest = "bad-request"
-        public static let lineTooLong = "line-too-long"
-        public static let permissionDenied = "permission-denied"
-        public static let invalidTransition = "invalid-transition"
-        public static let unknownStep = "unknown-step"
-        public static let notASignalStep = "not-a-signal-step"
-        public static let unavailable = "unavailable"
-    }
-
-    public var code: String
+    public var code: ErrorCode
     public var message: String
     public var id: JSONValue?
 
-    public init(code: String, message: String, id: JSONValue? = nil) {
+    public init(code: ErrorCode, message: String, id: JSONValue? = nil) {
         self.code = code
         self.message = message
         self.id = id
     }
 
     static func badRequest(_ message: String) -> ProtocolError {
-        ProtocolError(code: Code.badRequest, message: message)
+        ProtocolError(code: .badRequest, message: message)
     }
 }

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The protocol version this build speaks.
 public let protocolVersion = 1
 
@@ -44,7 +38,7 @@ public enum ServerMessage: Sendable, Equatable {
             writer.object { w in
                 w.key("type"); w.string("error")
                 if let id = error.id { w.key("id"); w.value(id) }
-                w.key("code"); w.string(error.code)
+                w.key("code"); w.string(error.code.rawValue)
                 w.key("message"); w.string(error.message)
             }
         case .result(let id, let command, let data, let text):
@@ -69,39 +63,34 @@ public enum ServerMessage: Sendable, Equatable {
 
     /// Parses one server line; nil when it is not a message of this protocol.
     public static func decode(_ line: some Collection<UInt8>) -> ServerMessage? {
-        let data = Data(line)
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: data),
-            let object = value.objectValue, let type = object["type"]?.stringValue
-        else { return nil }
-        switch type {
+        try? ServerMessage(json: JSONValue.parse(line))
+    }
+
+    /// Reads a server message from its JSON value: the one decoding path of every server line.
+    public init(json: JSONValue) throws(WireError) {
+        let object = try WireObject(json, what: "message")
+        switch try object.string("type") {
         case "hello":
-            return .hello(
-                protocol: Int(object["protocol"]?.numberValue ?? 0),
-                version: object["version"]?.stringValue ?? ""
-            )
-        case "ok": return .ok(id: object["id"])
+            self = .hello(protocol: Int(try object.int("protocol")), version: try object.string("version"))
+        case "ok": self = .ok(id: object["id"])
         case "error":
-            return .error(
+            self = .error(
                 ProtocolError(
-                    code: object["code"]?.stringValue ?? "",
-                    message: object["message"]?.stringValue ?? "",
-                    id: object["id"]
+                    code: ErrorCode(rawValue: try object.string("code")), message: try object.string("message"), id: object["id"]
                 )
             )
-        case "state":
-            guard let state = try? JSONDecoder().decode(StateMessage.self, from: data) else { return nil }
-            return .state(state)
+        case "state": self = .state(try StateMessage(json: json))
         case "result":
-            return .result(
-                id: object["id"], command: object["cmd"]?.stringValue ?? "", data: object["data"] ?? .null,
-                text: object["text"]?.stringValue
+            self = .result(
+                id: object["id"], command: try object.string("cmd"), data: object["data"] ?? .null,
+                text: try object.optionalString("text")
             )
         case "event":
-            var fields = object
+            var fields = object.members
             fields["type"] = nil
-            let name = fields.removeValue(forKey: "event")?.stringValue ?? ""
-            return .event(name: name, fields: fields)
-        default: return nil
+            fields["event"] = nil
+            self = .event(name: try object.string("event"), fields: fields)
+        case let other: throw WireError("unknown message type \"\(other.prefix(64))\"")
         }
     }
 }

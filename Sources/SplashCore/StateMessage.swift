@@ -2,9 +2,9 @@
 ///
 /// States are snapshots, so a client that skipped some (a lagging subscriber) loses nothing:
 /// the latest one says everything. `seq` grows by one with every change the daemon makes.
-public struct StateMessage: Sendable, Equatable, Decodable {
+public struct StateMessage: Sendable, Equatable {
     /// One step as renderers and operators see it.
-    public struct Step: Sendable, Equatable, Decodable {
+    public struct Step: Sendable, Equatable {
         public var id: String
         public var status: StepStatus
         /// Attempts made so far in this launch.
@@ -26,9 +26,16 @@ public struct StateMessage: Sendable, Equatable, Decodable {
             self.reason = reason
         }
 
-        enum CodingKeys: String, CodingKey {
-            case id, status, attempt, label, critical, reason
-            case durationMs = "duration_ms"
+        /// Reads one element of a state's `steps`.
+        public init(json: JSONValue) throws(WireError) {
+            let object = try WireObject(json, what: "step")
+            id = try object.string("id")
+            status = try object.raw("status", as: StepStatus.self)
+            attempt = Int(try object.int("attempt"))
+            durationMs = try object.int("duration_ms")
+            label = try object.optionalString("label")
+            critical = try object.optionalBool("critical") ?? true
+            reason = try object.optionalString("reason")
         }
     }
 
@@ -71,26 +78,23 @@ public struct StateMessage: Sendable, Equatable, Decodable {
         self.destination = destination
     }
 
-    enum CodingKeys: String, CodingKey {
-        case type, id, seq, launch, phase, slow, progress, message, steps, error, destination
-        case elapsedMs = "elapsed_ms"
-        case etaMs = "eta_ms"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decodeIfPresent(JSONValue.self, forKey: .id)
-        seq = try container.decode(UInt64.self, forKey: .seq)
-        launch = try container.decode(String.self, forKey: .launch)
-        phase = try container.decode(Phase.self, forKey: .phase)
-        slow = try container.decode(Bool.self, forKey: .slow)
-        progress = try container.decode(Double.self, forKey: .progress)
-        message = try container.decodeIfPresent(String.self, forKey: .message)
-        elapsedMs = try container.decode(Int64.self, forKey: .elapsedMs)
-        etaMs = try container.decodeIfPresent(Int64.self, forKey: .etaMs)
-        steps = try container.decode([Step].self, forKey: .steps)
-        error = try container.decodeIfPresent(ErrorInfo.self, forKey: .error)
-        destination = try container.decodeIfPresent(Destination.self, forKey: .destination)
+    /// Reads a `state` message (its `type` is the caller's to check).
+    public init(json: JSONValue) throws(WireError) {
+        let object = try WireObject(json, what: "state")
+        id = object["id"]
+        let seq = try object.int("seq")
+        guard seq >= 0 else { throw object.fail("seq", "a whole number from 0") }
+        self.seq = UInt64(seq)
+        launch = try object.string("launch")
+        phase = try object.raw("phase", as: Phase.self)
+        slow = try object.bool("slow")
+        progress = try object.double("progress")
+        message = try object.optionalString("message")
+        elapsedMs = try object.int("elapsed_ms")
+        etaMs = try object.optionalInt("eta_ms")
+        steps = try object.array("steps", Step.init(json:))
+        error = try object.optional("error", ErrorInfo.init(json:))
+        destination = try object.optional("destination", Destination.init(json:))
     }
 
     /// Writes the message in protocol order: `type`, `seq`, `launch`, `phase`, ...
@@ -121,28 +125,9 @@ public struct StateMessage: Sendable, Equatable, Decodable {
                 }
             }
             w.key("error")
-            if let error {
-                w.object { w in
-                    w.key("code"); w.string(error.code)
-                    w.key("message"); w.string(error.message)
-                    w.key("step"); w.string(error.step)
-                    w.key("actions"); w.array { w in for action in error.actions { w.string(action.rawValue) } }
-                    if let detail = error.detail { w.key("detail"); w.string(detail) }
-                }
-            } else {
-                w.null()
-            }
+            if let error { error.write(to: &w) } else { w.null() }
             w.key("destination")
-            if let destination {
-                w.object { w in
-                    w.key("screen"); w.string(destination.screen.rawValue)
-                    w.key("route"); w.string(destination.route)
-                    w.key("sheet"); w.string(destination.sheet)
-                    w.key("review_prompt"); w.bool(destination.reviewPrompt)
-                }
-            } else {
-                w.null()
-            }
+            if let destination { destination.write(to: &w) } else { w.null() }
         }
     }
 }

@@ -34,13 +34,13 @@ public struct BuiltinServices: Sendable {
     }
 
     /// Queues an `action` / `open` for the running launch's quick-action step.
-    func post(_ input: QuickInput) async { await inbox.post(input) }
+    func post(_ input: QuickInput) { inbox.post(input) }
 
     /// Inputs that arrived after the quick-action step had run; they are routed as events instead.
-    func leftoverInputs() async -> [QuickInput] { await inbox.drain() }
+    func leftoverInputs() -> [QuickInput] { inbox.drain() }
 
     /// A new launch: inputs of the last one are gone.
-    func launchStarted() async { await inbox.reset() }
+    func launchStarted() { inbox.reset() }
 
     /// The event for an `action` / `open` after `finished`, routed by `graph`'s quick-action step
     /// (its scheme, routes and actions table); nil when that step's router does not know it.
@@ -84,13 +84,13 @@ public struct BuiltinServices: Sendable {
         do {
             session = try Session(json: json)
         } catch {
-            return .failure(ProtocolError(code: ProtocolError.Code.badRequest, message: "sign-in: \(error.reason)"))
+            return .failure(ProtocolError(code: .badRequest, message: "sign-in: \(error.reason)"))
         }
         do {
             try store.write(session)
         } catch {
             logger.error("cannot store the session: \(error)")
-            return .failure(ProtocolError(code: ProtocolError.Code.unavailable, message: "cannot store the session"))
+            return .failure(ProtocolError(code: .unavailable, message: "cannot store the session"))
         }
         logger.notice("signed in\(session.user.map { " as \($0)" } ?? ""); the session takes effect with the next launch")
         return .success(())
@@ -103,7 +103,7 @@ public struct BuiltinServices: Sendable {
             try store.remove()
         } catch {
             logger.error("cannot remove the session: \(error)")
-            return .failure(ProtocolError(code: ProtocolError.Code.unavailable, message: "cannot remove the session"))
+            return .failure(ProtocolError(code: .unavailable, message: "cannot remove the session"))
         }
         logger.notice("signed out")
         return .success(())
@@ -122,6 +122,6 @@ public struct BuiltinServices: Sendable {
     }
 
     private static let noAuthStep = ProtocolError(
-        code: ProtocolError.Code.unavailable, message: "this graph has no auth-refresh step to sign in to"
+        code: .unavailable, message: "this graph has no auth-refresh step to sign in to"
     )
 }

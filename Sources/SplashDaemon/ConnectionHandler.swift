@@ -88,7 +88,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             switch frame {
             case .tooLong:
                 closing = true
-                write(.error(ProtocolError(code: ProtocolError.Code.lineTooLong, message: "line longer than \(SocketDefaults.maxLineBytes) bytes; closing")))
+                write(.error(ProtocolError(code: .lineTooLong, message: "line longer than \(SocketDefaults.maxLineBytes) bytes; closing")))
                 let channel = context.channel
                 context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(capacity: 0))).whenComplete { _ in
                     channel.close(promise: nil)
@@ -121,7 +121,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             write(
                 .error(
                     ProtocolError(
-                        code: ProtocolError.Code.permissionDenied,
+                        code: .permissionDenied,
                         message: "\(request.command.name) needs root, the daemon's user or the control group",
                         id: request.id
                     )
@@ -137,7 +137,7 @@ final class ConnectionHandler: ChannelInboundHandler {
                 state.id = request.id
                 write(.state(state))
             } else {
-                write(.error(ProtocolError(code: ProtocolError.Code.unavailable, message: "no launch has started yet", id: request.id)))
+                write(.error(ProtocolError(code: .unavailable, message: "no launch has started yet", id: request.id)))
             }
         case .subscribe:
             write(.ok(id: request.id))

@@ -120,9 +120,7 @@ public enum Daemon {
             clock: ContinuousClock(),
             broadcaster: broadcaster,
             builtins: builtins,
-            history: await historyStore.load(),
-            historyStore: historyStore,
-            wallClockMs: {
+            history: LaunchHistory(log: await historyStore.load(), store: historyStore) {
                 var now = timespec()
                 clock_gettime(CLOCK_REALTIME, &now)
                 return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
@@ -297,7 +295,7 @@ struct DaemonService: Service, CustomStringConvertible {
                 let registry = Daemon.makeRegistry(
                     catalog: catalog, grace: options.pluginGrace, builtins: builtins, logger: logger
                 )
-                await controller.reload(graph: config.graph, settings: config.settings, plugins: registry)
+                controller.reload(graph: config.graph, settings: config.settings, plugins: registry)
                 logger.notice("configuration reloaded from \(config.source): \(config.graph.steps.count) steps, effective from the next launch")
             } catch {
                 logger.error("reload failed, keeping the running configuration: \(error)")

@@ -44,10 +44,10 @@ public actor HistoryStore {
     /// Brings the file up to `log`, whose newest record is the launch that just finished.
     ///
     /// Appends the records the file does not have yet; replaces the file when appending will
-    /// not do. A snapshot older than what the file already holds (saves of two launches that
-    /// finished close together, arriving out of order) changes nothing.
+    /// not do. Saves come in the order launches finished (`LaunchHistory` runs them one after
+    /// another).
     public func save(_ log: HistoryLog) {
-        guard let newest = log.last else { return }
+        guard log.last != nil else { return }
         let launches = log.records.map(\.launch)
         if let file, let lastInFile = file.launches.last {
             if let position = launches.lastIndex(of: lastInFile) {
@@ -58,8 +58,6 @@ public actor HistoryStore {
                     self.file = (file.lines + fresh.count, Array((file.launches + fresh.map(\.launch)).suffix(log.capacity)))
                     return
                 }
-            } else if file.launches.contains(newest.launch) {
-                return
             }
         }
         do {

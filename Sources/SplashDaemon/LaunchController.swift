@@ -6,17 +6,50 @@ import SplashPlugins
 /// Runs launches: owns the `LaunchMachine`, runs step attempts through plugins, keeps time with an
 /// injected `Clock`, and publishes every new state to the broadcaster.
 ///
-/// Every input — a plugin's report or result, a timer — goes through one ordered stream consumed by
-/// `run()`, so a plugin's last progress report is never applied after its result. The timer wakes
-/// at the machine's `nextDeadline` exactly (or earlier, see `reschedule`); there is no polling tick.
+/// One ordered event loop, as swift-service-lifecycle's `ServiceGroup` is: every input — a
+/// plugin's report or result, a timer, a client's command (carrying its reply), a report query,
+/// a reload, the watchdog's heartbeat — is an `Input` in one stream consumed by `run()`, and each
+/// is applied in one turn with no suspension between checking the state and acting on it. So a
+/// plugin's last progress report is never applied after its result, and a `complete` sent for a
+/// new launch is never wiped by the reset of a `relaunch` that arrived before it: what a launch
+/// resets at its start is an action the machine returns (`resetLaunchInputs`), carried out in
+/// the same turn as the transition.
+///
+/// The parts around the machine are components of their own: `LaunchHistory` (records, the log
+/// and its saves), `LaunchReports`, `ClientCommands`, `PublishPacer` (coalescing) and
+/// `DeadlineTimer`. The timer wakes at the machine's `nextDeadline` exactly; there is no polling.
 public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Duration {
+    /// A configuration read on SIGHUP, taken up by the next launch.
+    struct Reload: Sendable {
+        var graph: StepGraph
+        var settings: SplashSettings
+        var plugins: PluginRegistry
+    }
+
+    /// Everything the loop applies, in the order it arrived.
     enum Input: Sendable {
         case finished(token: UInt64, result: Result<Facts, StepFailure>)
         case report(token: UInt64, StepReport)
         /// The timer armed with this number fired.
         case timer(UInt64)
-        /// Publish the state, once every input queued before it has been applied.
+        /// Publish the coalesced state, once every input queued before it has been applied.
         case flush
+        case command(Request.Command, reply: @Sendable (Result<Void, ProtocolError>) -> Void)
+        case query(Report, reply: @Sendable (Result<ReportAnswer, ProtocolError>) -> Void)
+        case reload(Reload)
+        /// The watchdog's probe: answered when the loop gets to it.
+        case heartbeat(reply: @Sendable () -> Void)
+
+        /// Answers an input that will not be applied: the controller has stopped.
+        func refuse() {
+            let stopping = ProtocolError(code: .unavailable, message: "splashd is stopping")
+            switch self {
+            case .command(_, let reply): reply(.failure(stopping))
+            case .query(_, let reply): reply(.failure(stopping))
+            case .heartbeat(let reply): reply()
+            case .finished, .report, .timer, .flush, .reload: break
+            }
+        }
     }
 
     /// States are published at least this often while steps run.
@@ -30,37 +63,23 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     private var machine: LaunchMachine
     private var plugins: PluginRegistry
     /// A reloaded configuration, taken up by the next launch.
-    private var reloaded: (graph: StepGraph, settings: SplashSettings, plugins: PluginRegistry)?
+    private var reloaded: Reload?
     private let clock: C
     private let origin: C.Instant
     private let broadcaster: StateBroadcaster
-    private let builtins: BuiltinServices?
     private let logger: Logger
     private let makeLaunchID: @Sendable () -> String
     private let inputs: AsyncStream<Input>
     private let continuation: AsyncStream<Input>.Continuation
     /// Attempts in flight (including cancelled ones still tearing down), by token.
     private var running: [UInt64: Task<Void, Never>] = [:]
-    private var timer: (deadline: Duration, task: Task<Void, Never>, number: UInt64)?
-    private var timersArmed: UInt64 = 0
-    /// The state changed since the last publish.
-    private var publishPending = false
-    /// A `.flush` is queued behind the inputs waiting now.
-    private var flushQueued = false
-    /// The shortest time between two coalesced states; see `publishCoalesced()`.
-    private let publishInterval: Duration
-    /// When the last state was published.
-    private var lastPublishAt: Duration?
-    /// A coalesced state held back by `publishInterval`, due at this instant.
-    private var heldPublishAt: Duration?
-    private var started = false
-    /// What happened in this launch, for the history and the reports.
-    private var recorder: LaunchRecorder?
-    private var history: HistoryLog
-    private let historyStore: HistoryStore?
-    private let wallClockMs: @Sendable () -> Int64
+    private var timer: DeadlineTimer<C>
+    private var pacer: PublishPacer
+    private var history: LaunchHistory
+    private let commands: ClientCommands
 
     /// - Parameters:
+    ///   - history: the launches recorded so far, and where finished ones are saved.
     ///   - publishInterval: the shortest time between two states published for step results,
     ///     progress and messages (coalesced); phase changes and replies to commands are published
     ///     at once. Zero publishes every coalesced state as soon as the inputs queued are applied.
@@ -72,18 +91,11 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         clock: C,
         broadcaster: StateBroadcaster,
         builtins: BuiltinServices? = nil,
-        history: HistoryLog = HistoryLog(),
-        historyStore: HistoryStore? = nil,
-        wallClockMs: @escaping @Sendable () -> Int64 = { 0 },
+        history: LaunchHistory = LaunchHistory(),
         publishInterval: Duration = .zero,
         logger: Logger,
         makeLaunchID: @escaping @Sendable () -> String
     ) {
-        self.publishInterval = publishInterval
-        self.builtins = builtins
-        self.history = history
-        self.historyStore = historyStore
-        self.wallClockMs = wallClockMs
         self.machine = LaunchMachine(graph: graph, settings: settings)
         self.machine.tickInterval = Self.tickInterval
         self.plugins = plugins
@@ -92,157 +104,135 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         self.broadcaster = broadcaster
         self.logger = logger
         self.makeLaunchID = makeLaunchID
+        self.timer = DeadlineTimer(clock: clock, origin: origin)
+        self.pacer = PublishPacer(interval: publishInterval)
+        self.history = history
+        self.commands = ClientCommands(builtins: builtins, broadcaster: broadcaster, logger: logger)
         (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
     }
+
+    // MARK: Inputs from outside
+
+    /// Carries out a client's command in its turn of the loop.
+    public nonisolated func handle(_ command: Request.Command) async -> Result<Void, ProtocolError> {
+        await withCheckedContinuation { reply in send(command) { reply.resume(returning: $0) } }
+    }
+
+    /// Queues a client's command without waiting for it; `reply` gets its outcome.
+    package nonisolated func send(_ command: Request.Command, reply: @escaping @Sendable (Result<Void, ProtocolError>) -> Void) {
+        submit(.command(command, reply: reply))
+    }
+
+    /// Answers a read-only report about the graph and the launches recorded, in the loop's order
+    /// (a report asked right after `finished` describes that launch).
+    public nonisolated func report(_ report: Report) async -> Result<ReportAnswer, ProtocolError> {
+        await withCheckedContinuation { reply in submit(.query(report) { reply.resume(returning: $0) }) }
+    }
+
+    /// Keeps a new configuration for the next launch (the running one is never changed midway).
+    public nonisolated func reload(graph: StepGraph, settings: SplashSettings, plugins: PluginRegistry) {
+        submit(.reload(Reload(graph: graph, settings: settings, plugins: plugins)))
+    }
+
+    /// Returns once the loop has applied every input queued before it: the watchdog's probe.
+    public nonisolated func heartbeat() async {
+        await withCheckedContinuation { reply in submit(.heartbeat { reply.resume() }) }
+    }
+
+    private nonisolated func submit(_ input: Input) {
+        if case .terminated = continuation.yield(input) { input.refuse() }
+    }
+
+    // MARK: The loop
 
     /// Time since the controller was made, in the machine's terms.
     private var now: Duration { origin.duration(to: clock.now) }
 
-    /// Starts the first launch and processes inputs until the calling task is cancelled;
-    /// then cancels every attempt and waits until their plugins are torn down.
+    /// Starts the first launch and applies inputs until the calling task is cancelled; then
+    /// cancels every attempt, waits until their plugins are torn down and the history is saved.
+    /// Call it once.
     public func run() async {
-        if !started {
-            started = true
-            machine.estimator = estimator(for: machine.graph)
-            apply(machine.start(launch: makeLaunchID(), at: now))
-        }
+        machine.estimator = history.estimator(for: machine.graph)
+        apply(machine.start(launch: makeLaunchID(), at: now))
         for await input in inputs {
-            switch input {
-            case .finished(let token, let result):
-                running[token] = nil
-                apply(machine.stepFinished(token: token, result: result, at: now), coalescing: true)
-            case .report(let token, .progress(let fraction)):
-                apply(machine.stepReported(token: token, fraction: fraction, at: now), coalescing: true)
-            case .report(let token, .message(let message)):
-                apply(machine.stepReported(token: token, message: message, at: now), coalescing: true)
-            case .timer(let number):
-                // A cancelled timer may have fired already; only the armed one is gone.
-                if timer?.number == number { timer = nil }
-                apply(machine.advance(to: now), coalescing: true)
-                if let held = heldPublishAt, held <= now { publishNow() }
-            case .flush:
-                flushQueued = false
-                publishCoalesced()
+            guard !Task.isCancelled else {
+                input.refuse()
+                continue
             }
+            process(input)
         }
-        await stopAll()
+        await stop()
     }
 
-    /// Keeps a new configuration for the next launch (the running one is never changed midway).
-    public func reload(graph: StepGraph, settings: SplashSettings, plugins: PluginRegistry) {
-        reloaded = (graph, settings, plugins)
+    /// Applies one input. Synchronous: nothing else happens between its check and its effect.
+    private func process(_ input: Input) {
+        switch input {
+        case .finished(let token, let result):
+            running[token] = nil
+            apply(machine.stepFinished(token: token, result: result, at: now), coalescing: true)
+        case .report(let token, .progress(let fraction)):
+            apply(machine.stepReported(token: token, fraction: fraction, at: now), coalescing: true)
+        case .report(let token, .message(let message)):
+            apply(machine.stepReported(token: token, message: message, at: now), coalescing: true)
+        case .timer(let number):
+            timer.fired(number)
+            apply(machine.advance(to: now), coalescing: true)
+            if pacer.isDue(at: now) { publishNow() }
+        case .flush:
+            if pacer.flush(at: now) { publishNow() } else { reschedule() }
+        case .command(let command, let reply):
+            reply(carryOut(command))
+        case .query(let report, let reply):
+            reply(LaunchReports.answer(report, graph: machine.graph, history: history))
+        case .reload(let configuration):
+            reloaded = configuration
+        case .heartbeat(let reply):
+            reply()
+        }
     }
 
-    /// Returns once the controller's actor is free: the watchdog's liveness probe.
-    public func heartbeat() {}
-
-    public func handle(_ command: Request.Command) async -> Result<Void, ProtocolError> {
-        let change: LaunchMachine.Command
+    private func carryOut(_ command: Request.Command) -> Result<Void, ProtocolError> {
         switch command {
-        case .retry: change = .retry
-        case .continueOffline: change = .continueOffline
-        case .dismissed: change = .dismissed
+        case .retry: return change(.retry)
+        case .continueOffline: return change(.continueOffline)
+        case .dismissed: return change(.dismissed)
         case .relaunch:
-            if reloaded != nil, machine.phase == .finished {
-                await builtins?.launchStarted()
-                // Checked again after the suspension; from here on nothing suspends.
-                if let reloaded, machine.phase == .finished {
-                    // The reloaded graph takes over at a launch boundary; seq keeps counting.
-                    machine = LaunchMachine(graph: reloaded.graph, settings: reloaded.settings, seq: machine.seq)
-                    machine.tickInterval = Self.tickInterval
-                    machine.estimator = estimator(for: reloaded.graph)
-                    plugins = reloaded.plugins
-                    self.reloaded = nil
-                    logger.notice("the reloaded configuration takes effect with this launch")
-                    apply(machine.start(launch: makeLaunchID(), at: now))
-                    return .success(())
-                }
-            }
-            change = .relaunch(launch: makeLaunchID())
-        case .complete(let step):
-            guard let spec = machine.graph[step] else {
-                return .failure(ProtocolError(code: ProtocolError.Code.unknownStep, message: "no step \"\(step)\" in this graph"))
-            }
-            guard let board = plugins.signalBoard, spec.plugin == PluginRegistry.signalPluginName else {
-                return .failure(
-                    ProtocolError(
-                        code: ProtocolError.Code.notASignalStep,
-                        message: "step \"\(step)\" uses plugin \(spec.plugin), not signal"
-                    )
-                )
-            }
-            await board.complete(step: step)
-            logger.info("signal step completed by a client", metadata: ["step": "\(step)"])
-            return .success(())
-        case .action(let text), .open(let text):
-            let input: QuickInput = if case .action = command { .action(text) } else { .open(text) }
-            if machine.phase != .finished {
-                // Queued for this launch's quick-action step.
-                await builtins?.post(input)
+            if let reloaded, machine.phase == .finished {
+                // The reloaded graph takes over at a launch boundary; seq keeps counting.
+                machine = LaunchMachine(graph: reloaded.graph, settings: reloaded.settings, seq: machine.seq)
+                machine.tickInterval = Self.tickInterval
+                machine.estimator = history.estimator(for: reloaded.graph)
+                plugins = reloaded.plugins
+                self.reloaded = nil
+                logger.notice("the reloaded configuration takes effect with this launch")
+                apply(machine.start(launch: makeLaunchID(), at: now))
                 return .success(())
             }
-            let event = builtins.map { $0.event(for: input, graph: machine.graph, logger: logger) }
-                ?? BuiltinServices.event(input, resolution: nil)
-            guard let event else {
-                return .failure(
-                    ProtocolError(code: "unknown-action", message: "no route for \(command.name) \(String(text.prefix(200)))")
-                )
-            }
-            broadcaster.broadcast(event: event)
-            return .success(())
+            return change(.relaunch(launch: makeLaunchID()))
+        case .complete(let step):
+            return commands.complete(step, graph: machine.graph, plugins: plugins)
+        case .action(let name):
+            return commands.quickInput(.action(name), phase: machine.phase, graph: machine.graph)
+        case .open(let url):
+            return commands.quickInput(.open(url), phase: machine.phase, graph: machine.graph)
         case .signIn(let session):
-            guard let builtins else { return .failure(Self.noBuiltins(command)) }
-            return builtins.signIn(session, graph: machine.graph, logger: logger)
+            return commands.signIn(session, graph: machine.graph)
         case .signOut:
-            guard let builtins else { return .failure(Self.noBuiltins(command)) }
-            return builtins.signOut(graph: machine.graph, logger: logger)
+            return commands.signOut(graph: machine.graph)
         case .ping, .state, .subscribe, .report:
             return .success(())
         }
-        if case .relaunch = change, machine.phase == .finished {
-            // Forget the last launch's completions and inputs first: between these awaits and the
-            // transition below, nothing of the new launch exists yet.
-            await plugins.signalBoard?.reset()
-            await builtins?.launchStarted()
-            machine.estimator = estimator(for: machine.graph)
-        }
+    }
+
+    /// A phase command: applied with its actions, or refused with nothing changed.
+    private func change(_ command: LaunchMachine.Command) -> Result<Void, ProtocolError> {
         do {
-            // No suspension from here on: the transition and its actions happen in one turn.
-            apply(try machine.apply(change, at: now))
+            apply(try machine.apply(command, at: now))
             return .success(())
         } catch {
             return .failure(ProtocolError(code: error.code, message: error.message))
         }
     }
-
-    public func report(_ report: Report) async -> Result<(data: JSONValue, text: String?), ProtocolError> {
-        switch report {
-        case .graph:
-            return .success((data: .object(["dot": .string(GraphExport.dot(machine.graph))]), text: nil))
-        case .history:
-            return .success((data: HistorySummary.json(history.records), text: HistorySummary.lines(history.records).joined(separator: "\n")))
-        case .blame, .criticalChain, .plot:
-            // The last finished launch; before any, the one running now.
-            guard let record = history.last ?? recorder?.record else {
-                return .failure(ProtocolError(code: ProtocolError.Code.unavailable, message: "no launch recorded yet"))
-            }
-            switch report {
-            case .blame:
-                let entries = Blame.rank(record)
-                return .success((data: .object(["launch": .string(record.launch), "steps": Blame.json(entries)]), text: Blame.text(entries)))
-            case .criticalChain:
-                let chain = CriticalChain.compute(record)
-                return .success((data: chain.json, text: chain.text))
-            default:
-                return .success((data: .object(["launch": .string(record.launch), "svg": .string(GanttPlot.svg(record))]), text: nil))
-            }
-        }
-    }
-
-    static func noBuiltins(_ command: Request.Command) -> ProtocolError {
-        ProtocolError(code: ProtocolError.Code.unavailable, message: "\(command.name) needs the built-in plugins")
-    }
-
 
     // MARK: Carrying out actions
 
@@ -251,92 +241,47 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     /// change, which is published at once: subscribers never miss a phase.
     private func apply(_ actions: [LaunchAction], coalescing: Bool = false) {
         var phaseChanged = false
+        var changed = false
         for action in actions {
             switch action {
+            case .resetLaunchInputs: commands.resetLaunchInputs(plugins: plugins)
             case .start(let run): start(run)
             case .cancel(_, let token): running[token]?.cancel()
             case .event(let event):
                 LaunchLog.log(event, launch: machine.launch, to: logger)
-                record(event)
-                if case .phaseChanged = event { phaseChanged = true }
-                if case .launchFinished = event, let builtins { launchFinished(builtins) }
-            case .publish: publishPending = true
+                history.record(event, of: machine, atMs: (now - machine.launchStartedAt).milliseconds)
+                switch event {
+                case .phaseChanged: phaseChanged = true
+                case .launchFinished:
+                    commands.launchFinished(graph: machine.graph)
+                    // The next launch's progress learns from this one.
+                    machine.estimator = history.estimator(for: machine.graph)
+                default: break
+                }
+            case .publish: changed = true
             }
         }
-        if publishPending {
-            if coalescing && !phaseChanged {
-                if !flushQueued {
-                    flushQueued = true
-                    continuation.yield(.flush)
-                }
-            } else {
-                publishNow()
+        if changed {
+            switch pacer.changed(urgent: !coalescing || phaseChanged) {
+            case .publish: publishNow()
+            case .queueFlush: continuation.yield(.flush)
+            case .wait: break
             }
         }
         reschedule()
     }
 
     private func publishNow() {
-        heldPublishAt = nil
-        guard publishPending else { return }
-        publishPending = false
         let now = self.now
-        lastPublishAt = now
+        guard pacer.publishing(at: now) else { return }
         broadcaster.publish(machine.publish(at: now))
-    }
-
-    /// Publishes a coalesced change, or holds it until `publishInterval` after the last state
-    /// (the timer wakes for it). Whatever changes meanwhile goes out with it, in one state.
-    private func publishCoalesced() {
-        guard publishPending else { return }
-        if let last = lastPublishAt, now < last + publishInterval {
-            if heldPublishAt == nil {
-                heldPublishAt = last + publishInterval
-                reschedule()
-            }
-            return
-        }
-        publishNow()
-    }
-
-    /// Progress weights for `graph` from the launches recorded so far.
-    private func estimator(for graph: StepGraph) -> ProgressEstimator {
-        ProgressEstimator(history: history.records, graph: graph)
-    }
-
-    /// Feeds the launch's record; a finished launch goes into the history.
-    private func record(_ event: LaunchEvent) {
-        if case .launchStarted(let launch) = event {
-            recorder = LaunchRecorder(launch: launch, startedAtUnixMs: wallClockMs(), graph: machine.graph, settings: machine.settings)
-        }
-        recorder?.apply(event, atMs: (now - machine.launchStartedAt).milliseconds)
-        if case .launchFinished = event, let record = recorder?.record {
-            history = history.appending(record)
-            if let historyStore {
-                let snapshot = history
-                Task { await historyStore.save(snapshot) }
-            }
-        }
-    }
-
-    /// Records the finished launch, and routes the inputs its quick-action step never saw.
-    private func launchFinished(_ builtins: BuiltinServices) {
-        builtins.launchFinished(logger: logger)
-        let graph = machine.graph
-        let broadcaster = self.broadcaster
-        let logger = self.logger
-        Task {
-            for input in await builtins.leftoverInputs() {
-                if let event = builtins.event(for: input, graph: graph, logger: logger) { broadcaster.broadcast(event: event) }
-            }
-        }
     }
 
     private func start(_ run: StepRun) {
         let continuation = self.continuation
         guard let plugin = plugins.plugin(named: run.step.plugin) else {
             // The graph was validated against the registry, so this is a bug; fail the step, not the daemon.
-            let failure = StepFailure(code: ErrorInfo.Code.stepFailed, message: "plugin \(run.step.plugin) is not available", retryable: false)
+            let failure = StepFailure(code: .stepFailed, message: "plugin \(run.step.plugin) is not available", retryable: false)
             continuation.yield(.finished(token: run.token, result: .failure(failure)))
             return
         }
@@ -354,46 +299,29 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             } catch let failure as StepFailure {
                 result = .failure(failure)
             } catch is CancellationError {
-                result = .failure(StepFailure(code: "cancelled", message: "cancelled", retryable: false))
+                result = .failure(StepFailure(code: .cancelled, message: "cancelled", retryable: false))
             } catch {
-                result = .failure(StepFailure(code: ErrorInfo.Code.stepFailed, message: "\(error)", retryable: false))
+                result = .failure(StepFailure(code: .stepFailed, message: "\(error)", retryable: false))
             }
             continuation.yield(.finished(token: run.token, result: result))
         }
     }
 
-    /// Arms the timer for the machine's next deadline. A timer already armed for that instant or
-    /// earlier is kept: the next tick moves with every published change, and re-arming each
-    /// time cost a task, a cancellation and two thread wake-ups per state. A timer that fires
-    /// early wakes a no-op `advance(to:)`, which arms the next one.
+    /// Arms the timer for the machine's next deadline or a held state, whichever is first.
     private func reschedule() {
-        let deadline = [machine.nextDeadline, heldPublishAt].compactMap(\.self).min()
-        if let armed = timer {
-            if let deadline, armed.deadline <= deadline { return }
-            armed.task.cancel()
-            timer = nil
-        }
-        guard let deadline else { return }
-        let instant = origin.advanced(by: deadline)
-        let clock = self.clock
+        let deadline = [machine.nextDeadline, pacer.heldUntil].compactMap(\.self).min()
         let continuation = self.continuation
-        timersArmed += 1
-        let number = timersArmed
-        let task = Task {
-            do {
-                try await clock.sleep(until: instant, tolerance: nil)
-                continuation.yield(.timer(number))
-            } catch {}
-        }
-        timer = (deadline, task, number)
+        timer.arm(for: deadline) { continuation.yield(.timer($0)) }
     }
 
-    private func stopAll() async {
-        timer?.task.cancel()
-        timer = nil
+    /// The loop ended: stop every attempt and wait for their teardown and the history's saves.
+    private func stop() async {
+        continuation.finish()
+        timer.cancel()
         let tasks = running.values
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
         running = [:]
+        await history.finishSaving()
     }
 }

@@ -3,9 +3,9 @@ public import SplashPlugins
 /// Completes `signal` steps: the part of the signal plugin the socket's `complete` command reaches.
 public protocol SignalCompleting: Sendable {
     /// A client reported that step `step` is done (before or while it waits).
-    func complete(step: String) async
+    func complete(step: String)
     /// A new launch began: forget earlier completions.
-    func reset() async
+    func reset()
 }
 
 /// The plugins a daemon can run, by name.

@@ -26,20 +26,6 @@ import Darwin
 /// No process of the group outlives `run`: on cancellation the group gets SIGTERM, then SIGKILL
 /// after `grace`; processes left behind after the main process exited get the same treatment.
 public struct ExternalPlugin: StepPlugin {
-    /// `StepFailure.code`s this plugin throws.
-    public enum FailureCode {
-        /// The executable exited with 75 (EX_TEMPFAIL): retryable.
-        public static let temporaryFailure = "plugin-tempfail"
-        /// The executable exited with another non-zero code.
-        public static let exited = "plugin-exit"
-        /// The executable was killed by a signal.
-        public static let signaled = "plugin-signal"
-        /// The executable could not be started (missing, not executable, bad interpreter).
-        public static let notStartable = "plugin-not-startable"
-        /// Reading the executable's output failed.
-        public static let ioFailed = "plugin-io"
-    }
-
     /// The exit code that asks for a retry (EX_TEMPFAIL).
     public static let temporaryFailureExitCode: Int32 = 75
     /// The default time between SIGTERM and SIGKILL.
@@ -171,19 +157,19 @@ public struct ExternalPlugin: StepPlugin {
             return collected.facts
         case .exited(Self.temporaryFailureExitCode):
             throw StepFailure(
-                code: FailureCode.temporaryFailure,
+                code: .pluginTemporaryFailure,
                 message: "plugin \(manifest.name) asked for a retry (exit 75)\(reason)",
                 retryable: true
             )
         case .exited(let code):
             throw StepFailure(
-                code: FailureCode.exited,
+                code: .pluginExited,
                 message: "plugin \(manifest.name) exited with code \(code)\(reason)",
                 retryable: false
             )
         case .signaled(let signal):
             throw StepFailure(
-                code: FailureCode.signaled,
+                code: .pluginSignaled,
                 message: "plugin \(manifest.name) was killed by signal \(signal)\(Self.signalName(signal))\(reason)",
                 retryable: false
             )
@@ -198,7 +184,7 @@ public struct ExternalPlugin: StepPlugin {
             switch error.code {
             case .executableNotFound, .spawnFailed, .failedToChangeWorkingDirectory:
                 return StepFailure(
-                    code: FailureCode.notStartable,
+                    code: .pluginNotStartable,
                     message: "plugin \(manifest.name): cannot start \(manifest.executable): \(error)",
                     retryable: false
                 )
@@ -207,7 +193,7 @@ public struct ExternalPlugin: StepPlugin {
             }
         }
         return StepFailure(
-            code: FailureCode.ioFailed,
+            code: .pluginIOFailed,
             message: "plugin \(manifest.name) failed: \(error)",
             retryable: false
         )
@@ -220,14 +206,14 @@ public struct ExternalPlugin: StepPlugin {
         guard stat(path, &info) == 0 else {
             let reason = errno == ENOENT ? "not found" : "not accessible (\(Self.errnoText()))"
             throw StepFailure(
-                code: FailureCode.notStartable,
+                code: .pluginNotStartable,
                 message: "plugin \(manifest.name): executable \(path) \(reason) (manifest \(manifest.manifestPath))",
                 retryable: false
             )
         }
         guard (info.st_mode & S_IFMT) == S_IFREG, access(path, X_OK) == 0 else {
             throw StepFailure(
-                code: FailureCode.notStartable,
+                code: .pluginNotStartable,
                 message: "plugin \(manifest.name): \(path) is not an executable file (manifest \(manifest.manifestPath))",
                 retryable: false
             )

@@ -162,7 +162,7 @@ import TestSupport
         let daemon = try DaemonProcess(config: Self.authConfig(server), stateDirectory: state.path)
         let renderer = try Renderer(daemon)
         let error = try renderer.until(.error)
-        #expect(error.error?.code == "network")
+        #expect(error.error?.code == .network)
         #expect(error.error?.message == "Unable to connect")
         #expect(error.message == "Unable to connect")
         try await server.start()
@@ -331,6 +331,6 @@ import TestSupport
             Issue.record("an unknown action was accepted")
             return
         }
-        #expect(refused.code == "unknown-action")
+        #expect(refused.code == .unknownAction)
     }
 }

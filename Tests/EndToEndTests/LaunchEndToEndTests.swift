@@ -126,7 +126,7 @@ import TestSupport
         let renderer = try daemon.connect()
         let error = try renderer.follow(timeout: .seconds(20)) { state, _ in state.phase != .error }
         #expect(error.error?.step == "login")
-        #expect(error.error?.code == "step-failed")
+        #expect(error.error?.code == .stepFailed)
         #expect(error.error?.actions == [.retry, .continueOffline])
         #expect(error.error?.detail?.contains("the backend said no") == true)
         #expect(error.steps[0].status == .failed)
@@ -160,7 +160,7 @@ import TestSupport
         )
         let renderer = try daemon.connect()
         let error = try renderer.follow(timeout: .seconds(20)) { state, _ in state.phase != .error }
-        #expect(error.error?.code == "timeout")
+        #expect(error.error?.code == .timeout)
         #expect(error.error?.message == "This is taking longer than expected")
         #expect(error.steps[0].status == .running)
         // The device appears: no command needed, the launch moves on.
@@ -210,7 +210,7 @@ import TestSupport
             Issue.record("retry accepted in phase finished")
             return
         }
-        #expect(refusal.code == "invalid-transition")
+        #expect(refusal.code == .invalidTransition)
     }
 
     @Test func signalStepHoldsTheSplashUntilCompleted() throws {
@@ -233,7 +233,7 @@ import TestSupport
             Issue.record("complete of an unknown step accepted")
             return
         }
-        #expect(unknown.code == "unknown-step")
+        #expect(unknown.code == .unknownStep)
         #expect(try app.request(.complete(step: "first-frame")) == .ok(id: 2))
         let finished = try renderer.follow(timeout: .seconds(20)) { state, _ in state.phase != .finished }
         #expect(finished.steps[0].status == .succeeded)

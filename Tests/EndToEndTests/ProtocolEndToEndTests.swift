@@ -24,14 +24,14 @@ import TestSupport
                 Issue.record("no error for \(garbage)")
                 continue
             }
-            #expect(error.code == "bad-request")
+            #expect(error.code == .badRequest)
         }
         try client.sendRaw([0xFF, 0xFE, 0x00, 0x0A])
         guard case .error(let binary) = try client.receive(timeout: .seconds(5)) else {
             Issue.record("no error for binary garbage")
             return
         }
-        #expect(binary.code == "bad-request")
+        #expect(binary.code == .badRequest)
         #expect(try client.request(.ping) == .ok(id: 1))
         #expect(daemon.isRunning)
     }
@@ -45,7 +45,7 @@ import TestSupport
             Issue.record("no line-too-long error")
             return
         }
-        #expect(error.code == "line-too-long")
+        #expect(error.code == .lineTooLong)
         #expect(throws: ClientError.connectionClosed) { _ = try client.receive(timeout: .seconds(5)) }
         #expect(try bystander.request(.ping) == .ok(id: 1))
         #expect(daemon.isRunning)

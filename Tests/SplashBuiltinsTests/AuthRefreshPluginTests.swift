@@ -153,7 +153,7 @@ struct AuthRefreshPluginTests {
             try Self.writeSession(h, expiresIn: -600)
             h.server.enqueue(reply)
             let failure = try #require(await AuthTestHarness.stepFailure { try await Self.run(h, Self.options(h)) })
-            #expect(failure.code == "network")
+            #expect(failure.code == .network)
             #expect(failure.retryable)
             #expect(h.directory.exists("session.json"))
             h.expectNoLeak(of: Self.secrets, facts: facts, failure: failure)
@@ -167,7 +167,7 @@ struct AuthRefreshPluginTests {
             let failure = try #require(
                 await AuthTestHarness.stepFailure { try await Self.run(h, Self.options(h, ["request_timeout": "1s"])) }
             )
-            #expect(failure.code == "network")
+            #expect(failure.code == .network)
             #expect(failure.retryable)
             #expect(failure.message.hasPrefix("Unable to connect"))
 
@@ -280,7 +280,7 @@ struct AuthRefreshPluginTests {
         try await AuthTestHarness.with { h in
             try Self.writeSession(h, expiresIn: -600)
             let failure = try #require(await AuthTestHarness.stepFailure { try await Self.run(h, Self.options(h, [name: value])) })
-            #expect(failure.code == "bad-option")
+            #expect(failure.code == .badOptions)
             #expect(!failure.retryable)
             #expect(failure.message.contains("\"\(name)\""))
             #expect(h.server.requests.isEmpty)

@@ -140,7 +140,7 @@ struct ConfigFetchPluginTests {
             try await h.server.stop()
             let quick: [String: JSONValue] = ["request_timeout": "1s"]
             let failure = try #require(await AuthTestHarness.stepFailure { try await Self.run(h, Self.options(h, quick)) })
-            #expect(failure.code == "network")
+            #expect(failure.code == .network)
             #expect(failure.retryable)
 
             // A defaults file that is not JSON does not count.
@@ -150,7 +150,7 @@ struct ConfigFetchPluginTests {
                     try await Self.run(h, Self.options(h, quick.merging(["defaults": .string(broken)]) { $1 }))
                 }
             )
-            #expect(again.code == "network")
+            #expect(again.code == .network)
 
             // With the server back, the same step succeeds.
             try await h.server.start()
@@ -256,7 +256,7 @@ struct ConfigFetchPluginTests {
     func badOptionsFailForGood(name: String, value: JSONValue) async throws {
         try await AuthTestHarness.with { h in
             let failure = try #require(await AuthTestHarness.stepFailure { try await Self.run(h, Self.options(h, [name: value])) })
-            #expect(failure.code == "bad-option")
+            #expect(failure.code == .badOptions)
             #expect(!failure.retryable)
             #expect(failure.message.contains("\"\(name)\""))
             #expect(h.server.requests.isEmpty)

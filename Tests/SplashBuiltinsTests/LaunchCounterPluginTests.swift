@@ -182,7 +182,7 @@ struct LaunchCounterPluginTests {
     func badOptionsFailForGood(options: [String: JSONValue], mentioned: String) async throws {
         defer { state.remove() }
         let error = await #expect(throws: StepFailure.self) { try await launch("L1", options: options) }
-        #expect(error?.code == "bad-options")
+        #expect(error?.code == .badOptions)
         #expect(error?.retryable == false)
         #expect(error?.message.contains(mentioned) == true)
         #expect(!state.exists("launch-counter.json"))

@@ -185,7 +185,7 @@ struct QuickActionPluginTests {
         defer { state.remove() }
         try spool("x", "feedback-form", at: 1_000)
         let error = await #expect(throws: StepFailure.self) { try await run(options: options) }
-        #expect(error?.code == "bad-options")
+        #expect(error?.code == .badOptions)
         #expect(error?.retryable == false)
         #expect(error?.message.contains(mentioned) == true)
         #expect(state.exists("spool/x"))  // nothing is taken when the options are bad

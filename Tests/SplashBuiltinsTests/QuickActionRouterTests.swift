@@ -114,7 +114,7 @@ struct QuickActionRouterTests {
         #expect(error?.description.contains(mentioned) == true, "\(error?.description ?? "no error")")
         #expect(error?.description.hasPrefix("quick-action: option '") == true)
         #expect(error?.stepFailure.retryable == false)
-        #expect(error?.stepFailure.code == "bad-options")
+        #expect(error?.stepFailure.code == .badOptions)
     }
 
     @Test func spoolTextIsALinkWhenItStartsWithAScheme() {

@@ -54,9 +54,9 @@ import Testing
         #expect(ClientError.connectionClosed.exitCode == 69)
         #expect(ClientError.invalidMessage("x").exitCode == 76)
         #expect(ClientError.io("x").exitCode == 74)
-        #expect(ClientError.rejected(ProtocolError(code: "invalid-transition", message: "m")).exitCode == 1)
-        #expect(ClientError.rejected(ProtocolError(code: "permission-denied", message: "m")).exitCode == 77)
-        #expect(ClientError.rejected(ProtocolError(code: "invalid-transition", message: "retry is only possible in phase error")).description
+        #expect(ClientError.rejected(ProtocolError(code: .invalidTransition, message: "m")).exitCode == 1)
+        #expect(ClientError.rejected(ProtocolError(code: .permissionDenied, message: "m")).exitCode == 77)
+        #expect(ClientError.rejected(ProtocolError(code: .invalidTransition, message: "retry is only possible in phase error")).description
             == "retry is only possible in phase error")
     }
 }

@@ -54,12 +54,12 @@ import Testing
         let server = try ScriptedServer { peer in
             let request = try peer.readRequest()
             guard request.command == .complete(step: "first-frame") else { throw ScriptedServer.Failure(description: "\(request)") }
-            try peer.send(.error(ProtocolError(code: "unknown-step", message: "no step \"first-frame\"", id: request.id)))
+            try peer.send(.error(ProtocolError(code: .unknownStep, message: "no step \"first-frame\"", id: request.id)))
             try peer.waitForClose()
         }
         let connection = try SplashConnection(path: server.path)
         let reply = try connection.request(.complete(step: "first-frame"))
-        #expect(reply == .error(ProtocolError(code: "unknown-step", message: "no step \"first-frame\"", id: 1)))
+        #expect(reply == .error(ProtocolError(code: .unknownStep, message: "no step \"first-frame\"", id: 1)))
         connection.close()
         #expect(server.finish() == [])
     }

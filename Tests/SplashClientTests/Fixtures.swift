@@ -29,7 +29,7 @@ enum Fixtures {
                 .init(id: "prefetch", status: .skipped, attempt: 0, durationMs: 0, critical: false, reason: "auth-refresh failed"),
             ],
             error: ErrorInfo(
-                code: "network", message: "Unable to connect", step: "auth-refresh", actions: [.retry, .continueOffline],
+                code: .network, message: "Unable to connect", step: "auth-refresh", actions: [.retry, .continueOffline],
                 detail: "connection refused"),
             destination: nil
         )

@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func aRefusedSubscriptionIsRejected() throws {
-        let refusal = ProtocolError(code: "unavailable", message: "shutting down")
+        let refusal = ProtocolError(code: .unavailable, message: "shutting down")
         let server = try ScriptedServer { peer in
             let request = try peer.readRequest()
             var reply = refusal

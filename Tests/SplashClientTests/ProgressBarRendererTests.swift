@@ -20,7 +20,7 @@ import Testing
     @Test func errorAndFinished() {
         let error = StateMessage(
             seq: 3, launch: "L", phase: .error, slow: true, progress: 0.2, message: "Unable to connect", elapsedMs: 10, steps: [],
-            error: ErrorInfo(code: "network", message: "Unable to connect", step: "auth", actions: [.retry, .continueOffline]),
+            error: ErrorInfo(code: .network, message: "Unable to connect", step: "auth", actions: [.retry, .continueOffline]),
             destination: nil
         )
         #expect(ProgressBarRenderer.lines(error, width: 10)[1] == "  Unable to connect  [retry, continue-offline]")

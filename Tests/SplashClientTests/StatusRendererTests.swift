@@ -49,7 +49,7 @@ import Testing
 
     @Test func softErrorWithoutStepOrActions() {
         var state = Fixtures.error()
-        state.error = ErrorInfo(code: "timeout", message: "This is taking longer than expected", step: nil, actions: [])
+        state.error = ErrorInfo(code: .timeout, message: "This is taking longer than expected", step: nil, actions: [])
         #expect(StatusRenderer.table(state).hasSuffix("""
 
             error: timeout: This is taking longer than expected

@@ -66,7 +66,7 @@ import Testing
         var h = try MachineHarness([step("a"), step("b"), step("c", after: ["a"])], settings: settings)
         h.fail("a", at: 300)
         #expect(h.phase == .error)
-        #expect(h.machine.error?.code == "step-failed")
+        #expect(h.machine.error?.code == .stepFailed)
         #expect(h.machine.error?.step == "a")
         #expect(h.machine.error?.actions == [.retry, .continueOffline])
         #expect(h.status("c") == .skipped)
@@ -81,8 +81,8 @@ import Testing
 
     @Test func networkFailureSaysUnableToConnect() throws {
         var h = try MachineHarness([step("auth")], settings: settings)
-        h.fail("auth", code: "network", at: 300)
-        #expect(h.machine.error?.code == "network")
+        h.fail("auth", code: .network, at: 300)
+        #expect(h.machine.error?.code == .network)
         #expect(h.machine.error?.message == "Unable to connect")
         #expect(h.machine.snapshot(at: h.now).message == "Unable to connect")
     }
@@ -110,7 +110,7 @@ import Testing
         var h = try MachineHarness([step("a", timeout: 30_000)], settings: settings)
         h.at(10_000)
         #expect(h.phase == .error)
-        #expect(h.machine.error?.code == "timeout")
+        #expect(h.machine.error?.code == .timeout)
         #expect(h.machine.error?.message == "This is taking longer than expected")
         #expect(h.machine.error?.step == "a")
         #expect(h.isRunning("a"))
@@ -125,7 +125,7 @@ import Testing
         h.at(10_000)
         h.fail("a", at: 11_000)
         #expect(h.phase == .error)
-        #expect(h.machine.error?.code == "step-failed")
+        #expect(h.machine.error?.code == .stepFailed)
         #expect(h.machine.nextDeadline == nil)
     }
 
@@ -141,7 +141,7 @@ import Testing
     @Test func continueOfflineSkipsFailedCriticalStepsAndDismisses() throws {
         var h = try MachineHarness([step("auth"), step("config", critical: false), step("after", after: ["auth"])], settings: settings)
         h.succeed("config", facts: ["first_launch": false], at: 100)
-        h.fail("auth", code: "network", at: 300)
+        h.fail("auth", code: .network, at: 300)
         try h.command(.continueOffline, at: 400)
         #expect(h.phase == .dismissing)
         #expect(h.status("auth") == .skipped)

@@ -42,7 +42,7 @@ import Testing
                 _ = try h.machine.apply(command, at: h.now)
                 Issue.record("\(command.name) accepted in \(phase)")
             } catch {
-                #expect(error.code == "invalid-transition")
+                #expect(error.code == .invalidTransition)
                 #expect(error.message.contains(command.name))
             }
             #expect(h.machine.snapshot(at: h.now) == before)

@@ -52,7 +52,7 @@ import Testing
         #expect(h.isRunning("a") && h.attempt("a") == 2)
         h.at(1100)
         #expect(h.status("a") == .failed)
-        #expect(h.machine.steps[0].failure?.code == "step-timeout")
+        #expect(h.machine.steps[0].failure?.code == .stepTimeout)
     }
 
     @Test func staleResultsOfCancelledAttemptsAreIgnored() throws {
@@ -76,7 +76,7 @@ import Testing
         var h = try MachineHarness([step("opt", critical: false), step("crit", after: ["opt"])])
         h.fail("opt", at: 100)
         #expect(h.phase == .error)
-        #expect(h.machine.error?.code == "step-skipped")
+        #expect(h.machine.error?.code == .stepSkipped)
         #expect(h.machine.error?.step == "crit")
     }
 

@@ -10,6 +10,8 @@ struct MachineHarness {
     var cancelled: [String] = []
     var events: [LaunchEvent] = []
     var publishes = 0
+    /// `resetLaunchInputs` actions seen: one per launch start.
+    var resets = 0
     var progressSeen: [Double] = []
 
     init(_ steps: [StepSpec], settings: SplashSettings = SplashSettings()) throws {
@@ -26,6 +28,7 @@ struct MachineHarness {
     mutating func record(_ actions: [LaunchAction]) {
         for action in actions {
             switch action {
+            case .resetLaunchInputs: resets += 1
             case .start(let run): runs[run.step.id] = run
             case .cancel(let step, _): cancelled.append(step)
             case .event(let event): events.append(event)
@@ -49,7 +52,7 @@ struct MachineHarness {
         record(machine.stepFinished(token: token, result: .success(facts), at: now))
     }
 
-    mutating func fail(_ id: String, retryable: Bool = false, code: String = "step-failed", at ms: Int) {
+    mutating func fail(_ id: String, retryable: Bool = false, code: ErrorCode = .stepFailed, at ms: Int) {
         at(ms)
         let token = runs[id]!.token
         let failure = StepFailure(code: code, message: "\(id) broke", retryable: retryable)

@@ -31,7 +31,7 @@ import Testing
             Issue.record("accepted \(line)")
             return
         }
-        #expect(error.code == "bad-request")
+        #expect(error.code == .badRequest)
         #expect(error.message == message)
     }
 
@@ -43,7 +43,7 @@ import Testing
     @Test func serverMessagesEncodeAsSpecifiedAndDecodeBack() throws {
         #expect(ServerMessage.hello(protocol: 1, version: "0.1.0").encoded() == #"{"type":"hello","protocol":1,"version":"0.1.0"}"#)
         #expect(ServerMessage.ok(id: 3).encoded() == #"{"type":"ok","id":3}"#)
-        let error = ServerMessage.error(ProtocolError(code: "invalid-transition", message: "retry is only possible in phase error", id: 3))
+        let error = ServerMessage.error(ProtocolError(code: .invalidTransition, message: "retry is only possible in phase error", id: 3))
         #expect(error.encoded() == #"{"type":"error","id":3,"code":"invalid-transition","message":"retry is only possible in phase error"}"#)
         #expect(ServerMessage.event(name: "action", fields: ["name": "feedback-form", "sheet": "feedback-form"]).encoded()
             == #"{"type":"event","event":"action","name":"feedback-form","sheet":"feedback-form"}"#)

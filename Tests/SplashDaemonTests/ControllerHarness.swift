@@ -15,15 +15,16 @@ struct ScriptedPlugin: StepPlugin {
 struct ControllerHarness {
     let clock = TestClock()
     let broadcaster = StateBroadcaster()
-    let board = SignalBoard()
+    let board: SignalBoard
     let controller: LaunchController<TestClock>
     let task: Task<Void, Never>
     private let states: AsyncStream<StateMessage>
 
     init(
         _ steps: [StepSpec], settings: SplashSettings, plugins: [String: any StepPlugin] = [:],
-        publishInterval: Duration = .zero
+        publishInterval: Duration = .zero, board: SignalBoard = SignalBoard(), completing: (any SignalCompleting)? = nil
     ) throws {
+        self.board = board
         var all = plugins
         all["signal"] = SignalPlugin(board: board)
         var logger = Logger(label: "test")
@@ -32,7 +33,7 @@ struct ControllerHarness {
         let launches = LaunchCounter()
         controller = LaunchController(
             graph: graph, settings: settings,
-            plugins: PluginRegistry(plugins: all, signalBoard: board),
+            plugins: PluginRegistry(plugins: all, signalBoard: completing ?? board),
             clock: clock, broadcaster: broadcaster, publishInterval: publishInterval, logger: logger,
             makeLaunchID: { launches.next() }
         )

@@ -74,7 +74,7 @@ import TestSupport
         _ = await h.next { $0.steps[0].status == .running }
         h.clock.advance(to: .seconds(10))
         let error = await h.next { $0.phase == .error }
-        #expect(error?.error?.code == "timeout")
+        #expect(error?.error?.code == .timeout)
         #expect(error?.elapsedMs == 10_000)
         await h.board.complete(step: "frame")
         let dismissing = await h.next { $0.phase == .dismissing }
@@ -86,7 +86,7 @@ import TestSupport
         let attempts = AttemptLog()
         let flaky = ScriptedPlugin { context in
             attempts.record(context.run.attempt)
-            if context.run.attempt < 3 { throw StepFailure(code: "network", message: "down", retryable: true) }
+            if context.run.attempt < 3 { throw StepFailure(code: .network, message: "down", retryable: true) }
             return ["ok": true]
         }
         let step = StepSpec(id: "fetch", plugin: "flaky", retry: .init(attempts: 3, backoff: .milliseconds(200)))
@@ -134,9 +134,9 @@ import TestSupport
         let h = try ControllerHarness([StepSpec(id: "frame", plugin: "signal")], settings: settings)
         _ = await h.next { $0.steps[0].status == .running }
         let refused = await h.controller.handle(.dismissed)
-        #expect(failure(refused) == ProtocolError(code: "invalid-transition", message: "dismissed is only possible in phase dismissing"))
+        #expect(failure(refused) == ProtocolError(code: .invalidTransition, message: "dismissed is only possible in phase dismissing"))
         let unknown = await h.controller.handle(.complete(step: "nope"))
-        #expect(failure(unknown)?.code == "unknown-step")
+        #expect(failure(unknown)?.code == .unknownStep)
         #expect(failure(await h.controller.handle(.complete(step: "frame"))) == nil)
         h.clock.advance(to: .seconds(1))
         _ = await h.next { $0.phase == .dismissing }

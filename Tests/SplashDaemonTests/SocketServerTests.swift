@@ -12,7 +12,7 @@ import TestSupport
     struct NoCommands: CommandHandler {
         func handle(_ command: Request.Command) async -> Result<Void, ProtocolError> { .success(()) }
         func report(_ report: Report) async -> Result<(data: JSONValue, text: String?), ProtocolError> {
-            .failure(ProtocolError(code: ProtocolError.Code.unavailable, message: "none"))
+            .failure(ProtocolError(code: .unavailable, message: "none"))
         }
     }
 

@@ -57,7 +57,7 @@ final class PingCounter: @unchecked Sendable {
             StateMessage.Step(id: "done", status: .succeeded, attempt: 1, durationMs: 5),
         ]
         #expect(ServiceStatus.line(for: state(.loading, steps: steps)) == "loading 42%: Signing in, cfg")
-        let error = ErrorInfo(code: "network", message: "Unable to connect", step: "auth", actions: [.retry])
+        let error = ErrorInfo(code: .network, message: "Unable to connect", step: "auth", actions: [.retry])
         #expect(ServiceStatus.line(for: state(.error, error: error)) == "error: Unable to connect (auth)")
         #expect(ServiceStatus.line(for: state(.finished, destination: Destination(screen: .login, route: "/orders/1"))) == "finished: login /orders/1")
     }

@@ -25,7 +25,7 @@ struct ExternalPluginExitTests {
     @Test func exit75IsRetryable() async throws {
         let failure = try #require(try await failure("echo 'server busy' >&2\nexit 75\n"))
         #expect(failure.retryable)
-        #expect(failure.code == ExternalPlugin.FailureCode.temporaryFailure)
+        #expect(failure.code == .pluginTemporaryFailure)
         #expect(failure.message.contains("75"))
         #expect(failure.message.contains("server busy"))
     }
@@ -33,7 +33,7 @@ struct ExternalPluginExitTests {
     @Test func otherExitCodeFailsForGoodWithLastStderrLine() async throws {
         let failure = try #require(try await failure("echo 'first' >&2\necho 'no such user' >&2\necho '' >&2\nexit 3\n"))
         #expect(!failure.retryable)
-        #expect(failure.code == ExternalPlugin.FailureCode.exited)
+        #expect(failure.code == .pluginExited)
         #expect(failure.message.contains("exited with code 3"))
         #expect(failure.message.hasSuffix(": no such user"))
     }
@@ -41,7 +41,7 @@ struct ExternalPluginExitTests {
     @Test func killedBySignalFailsForGood() async throws {
         let failure = try #require(try await failure("kill -KILL $$\n"))
         #expect(!failure.retryable)
-        #expect(failure.code == ExternalPlugin.FailureCode.signaled)
+        #expect(failure.code == .pluginSignaled)
         #expect(failure.message.contains("signal 9 (SIGKILL)"))
     }
 
@@ -50,7 +50,7 @@ struct ExternalPluginExitTests {
         let plugin = fixture.plugin(fixture.path("does-not-exist.sh"), name: "ghost")
         let error = await #expect(throws: StepFailure.self) { try await plugin.run(fixture.context()) }
         #expect(error?.retryable == false)
-        #expect(error?.code == ExternalPlugin.FailureCode.notStartable)
+        #expect(error?.code == .pluginNotStartable)
         #expect(error?.message.contains("not found") == true)
         #expect(error?.message.contains("does-not-exist.sh") == true)
     }
@@ -60,7 +60,7 @@ struct ExternalPluginExitTests {
         let path = try fixture.script("plain.sh", "#!/bin/sh\nexit 0\n", executable: false)
         let error = await #expect(throws: StepFailure.self) { try await fixture.plugin(path).run(fixture.context()) }
         #expect(error?.retryable == false)
-        #expect(error?.code == ExternalPlugin.FailureCode.notStartable)
+        #expect(error?.code == .pluginNotStartable)
         #expect(error?.message.contains("not an executable file") == true)
     }
 
@@ -69,6 +69,6 @@ struct ExternalPluginExitTests {
         let path = try fixture.script("bad.sh", "#!/nonexistent/interpreter\nexit 0\n")
         let error = await #expect(throws: StepFailure.self) { try await fixture.plugin(path).run(fixture.context()) }
         #expect(error?.retryable == false)
-        #expect(error?.code == ExternalPlugin.FailureCode.notStartable)
+        #expect(error?.code == .pluginNotStartable)
     }
 }

@@ -110,7 +110,7 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
     public func workingDurationMs(of step: StepRecord) -> Int64? {
         guard let start = step.startMs, let end = step.endMs ?? (step.attempts.isEmpty ? nil : endMs) else { return nil }
         var paused: Int64 = 0
-        for (index, mark) in phases.enumerated() where mark.phase == .error && mark.code != ErrorInfo.Code.timeout {
+        for (index, mark) in phases.enumerated() where mark.phase == .error && mark.code != ErrorCode.timeout.rawValue {
             let until = index + 1 < phases.count ? phases[index + 1].atMs : endMs
             paused += max(0, min(until, end) - max(mark.atMs, start))
         }

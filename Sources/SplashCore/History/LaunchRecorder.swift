@@ -121,7 +121,7 @@ public struct LaunchRecorder: Sendable {
         case .stepFailed(let step, let attempt, let failure, _, let retryIn):
             attemptEnded(
                 step: step, attempt: attempt, atMs: atMs, outcome: .failed,
-                code: failure.code, reason: failure.message, willRetry: retryIn != nil
+                code: failure.code.rawValue, reason: failure.message, willRetry: retryIn != nil
             )
         case .stepSkipped(let step, let reason):
             stepSkipped(step: step, atMs: atMs, reason: reason)
@@ -153,12 +153,12 @@ public struct LaunchRecorder: Sendable {
     private func inferredError() -> (code: String, step: String?) {
         if let failed = record.steps.first(where: { $0.critical && $0.status == .failed }) {
             let code = failed.attempts.last?.code
-            return (code == ErrorInfo.Code.network ? ErrorInfo.Code.network : ErrorInfo.Code.stepFailed, failed.id)
+            return (code == ErrorCode.network.rawValue ? ErrorCode.network.rawValue : ErrorCode.stepFailed.rawValue, failed.id)
         }
         if let skipped = record.steps.first(where: { $0.critical && $0.status == .skipped }) {
-            return (ErrorInfo.Code.stepSkipped, skipped.id)
+            return (ErrorCode.stepSkipped.rawValue, skipped.id)
         }
         let holdingUp = record.steps.first { $0.critical && $0.status == .running } ?? record.steps.first { !$0.status.isTerminal }
-        return (ErrorInfo.Code.timeout, holdingUp?.id)
+        return (ErrorCode.timeout.rawValue, holdingUp?.id)
     }
 }

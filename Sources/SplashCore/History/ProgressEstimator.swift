@@ -75,25 +75,18 @@ public struct ProgressEstimator: Sendable {
         graph.index(of: id).flatMap { expected[$0] }
     }
 
-    /// Relative weights by step index, for `LaunchMachine.weights`: expected milliseconds (the
-    /// mean of the known ones for the others), or all 1 without history.
-    public var weights: [Double] {
-        guard hasHistory else { return Array(repeating: 1, count: graph.steps.count) }
-        return expected.map { max(1, Double(($0 ?? unknownDuration).milliseconds)) }
-    }
-
     /// Progress and time left of the launch `machine` runs, at `now` (the machine's time base).
     public func estimate(machine: LaunchMachine, at now: Duration) -> Estimate {
         switch machine.phase {
         case .dismissing, .finished:
             return Estimate(fraction: 1, eta: hasHistory ? .zero : nil)
-        case .error where machine.error?.isSoft != true:
+        case .error where !machine.workMayRun:
             // Nothing runs until the user acts: report the work that will not be redone, promise no time.
-            return Estimate(fraction: min(Self.cap, workFraction(machine, succeededOnly: true)), eta: nil)
+            return Estimate(fraction: min(Self.cap, Self.workFraction(machine, succeededOnly: true)), eta: nil)
         case .loading, .error:
             break
         }
-        guard hasHistory else { return Estimate(fraction: min(Self.cap, workFraction(machine)), eta: nil) }
+        guard hasHistory else { return Estimate(fraction: min(Self.cap, Self.workFraction(machine)), eta: nil) }
         let elapsed = max(.zero, now - machine.launchStartedAt)
         let untilMinDisplay = machine.settings.minDisplay - elapsed
         let eta = max(remainingPath(machine, at: now), untilMinDisplay, .zero)
@@ -164,8 +157,9 @@ public struct ProgressEstimator: Sendable {
         return 1 + (ratio - 1) * (doneExpected / total) / 2
     }
 
-    /// Equal-weight progress: done steps 1, running ones their reported fraction (at most 0.95).
-    private func workFraction(_ machine: LaunchMachine, succeededOnly: Bool = false) -> Double {
+    /// Equal-weight progress, the measure without history (the machine's own too): done steps
+    /// count 1, running ones the fraction their plugin reported (at most 0.95).
+    static func workFraction(_ machine: LaunchMachine, succeededOnly: Bool = false) -> Double {
         guard !machine.steps.isEmpty else { return 0 }
         var done = 0.0
         for state in machine.steps {

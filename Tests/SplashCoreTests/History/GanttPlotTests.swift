@@ -51,9 +51,9 @@ import FoundationXML
         ])
         var simulation = LaunchSimulation(graph: graph, launch: "6f1c2a3b-xyz") { id, attempt in
             switch (id, attempt) {
-            case ("auth-refresh", 1): .fail(300, retryable: true, code: "network")
+            case ("auth-refresh", 1): .fail(300, retryable: true, code: .network)
             case ("extra", _): .fail(100)
-            case ("profile", 1): .fail(200, code: "bad")
+            case ("profile", 1): .fail(200, code: ErrorCode(rawValue: "bad"))
             default: .ok(250)
             }
         }
@@ -89,7 +89,7 @@ import FoundationXML
     @Test func hostileStringsAreEscaped() throws {
         let nasty = "a<b>&\"c'\u{07}"
         let graph = try StepGraph(steps: [hstep(nasty, label: "]]></text><script>x</script>")])
-        var simulation = LaunchSimulation(graph: graph, launch: "<&>") { _, _ in .fail(10, code: "</rect>") }
+        var simulation = LaunchSimulation(graph: graph, launch: "<&>") { _, _ in .fail(10, code: ErrorCode(rawValue: "</rect>")) }
         simulation.finish()
         let parsed = try #require(parse(GanttPlot.svg(simulation.record)))
         #expect(parsed.elements["script"] == nil)

@@ -10,7 +10,7 @@ import Testing
             return spec
         })
         var simulation = LaunchSimulation(graph: graph, launch: launch) { id, attempt in
-            id == "config-fetch" && attempt == 1 ? .fail(100, retryable: true, code: "network") : .ok(bootstrapDurations[id]!)
+            id == "config-fetch" && attempt == 1 ? .fail(100, retryable: true, code: .network) : .ok(bootstrapDurations[id]!)
         }
         simulation.finish()
         return simulation.record

@@ -30,7 +30,7 @@ import Testing
     @Test func retriesKeepEveryAttemptWithItsFailure() throws {
         let graph = try StepGraph(steps: [hstep("a", attempts: 3, backoff: 200)])
         var simulation = LaunchSimulation(graph: graph) { _, attempt in
-            attempt < 3 ? .fail(100, retryable: true, code: "network") : .ok(100)
+            attempt < 3 ? .fail(100, retryable: true, code: .network) : .ok(100)
         }
         simulation.finish()
         let step = try #require(simulation.record.step("a"))
@@ -49,7 +49,7 @@ import Testing
         let graph = try StepGraph(steps: [hstep("auth"), hstep("sync", after: ["auth"]), hstep("slow")])
         var simulation = LaunchSimulation(graph: graph) { id, attempt in
             switch (id, attempt) {
-            case ("auth", 1): .fail(200, code: "network")
+            case ("auth", 1): .fail(200, code: .network)
             case ("slow", _): .ok(500)
             default: .ok(100)
             }

@@ -10,7 +10,7 @@ struct LaunchSimulation {
         var failure: StepFailure?
 
         static func ok(_ ms: Int) -> Attempt { Attempt(ms: ms) }
-        static func fail(_ ms: Int, retryable: Bool = false, code: String = "step-failed") -> Attempt {
+        static func fail(_ ms: Int, retryable: Bool = false, code: ErrorCode = .stepFailed) -> Attempt {
             Attempt(ms: ms, failure: StepFailure(code: code, message: "broke", retryable: retryable))
         }
     }
@@ -121,6 +121,8 @@ struct LaunchSimulation {
                 )
             case .cancel(_, let token):
                 running[token] = nil
+            case .resetLaunchInputs:
+                break
             case .event(let event):
                 recorder.apply(event, atMs: (now - machine.launchStartedAt).milliseconds)
             case .publish:

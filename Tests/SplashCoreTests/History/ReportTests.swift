@@ -34,8 +34,8 @@ import Testing
         ])
         let launch = record(graph) { id, attempt in
             switch id {
-            case "auth": attempt == 1 ? .fail(300, retryable: true, code: "network") : .ok(1000)
-            default: .fail(50, code: "bad-config")
+            case "auth": attempt == 1 ? .fail(300, retryable: true, code: .network) : .ok(1000)
+            default: .fail(50, code: ErrorCode(rawValue: "bad-config"))
             }
         }
         let entries = Blame.rank(launch)
@@ -107,7 +107,7 @@ import Testing
         routed.startedAtUnixMs = 951_782_400_123
         routed.destination = Destination(screen: .login, route: "/orders/42")
         let graph = try StepGraph(steps: [hstep("auth-refresh")])
-        let broken = record(graph, launch: "dead") { _, _ in .fail(80, code: "network") }
+        let broken = record(graph, launch: "dead") { _, _ in .fail(80, code: .network) }
         let stuck = broken
         #expect(stuck.phases.map(\.phase) == [.loading, .error])
 

@@ -1,0 +1,115 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Why a line or value is not a message of the socket protocol.
+public struct WireError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}
+
+extension JSONValue {
+    /// Parses one JSON text (a protocol line): the one place a line becomes a value.
+    public static func parse(_ bytes: some Collection<UInt8>) throws(WireError) -> JSONValue {
+        do {
+            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        } catch {
+            throw WireError("not valid JSON")
+        }
+    }
+}
+
+/// Typed reading of one JSON object of the protocol: every wire type decodes through it.
+public struct WireObject: Sendable {
+    public let members: [String: JSONValue]
+    /// What the object is, for messages ("state", "error").
+    let what: String
+
+    public init(_ value: JSONValue, what: String) throws(WireError) {
+        guard let members = value.objectValue else { throw WireError("\(what) must be a JSON object") }
+        self.members = members
+        self.what = what
+    }
+
+    public subscript(key: String) -> JSONValue? { members[key] }
+
+    func fail(_ key: String, _ expected: String) -> WireError {
+        WireError("\(what): \"\(key)\" must be \(expected)")
+    }
+
+    /// A string member; nil when absent or null.
+    public func optionalString(_ key: String) throws(WireError) -> String? {
+        switch members[key] {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        default: throw fail(key, "a string")
+        }
+    }
+
+    public func string(_ key: String) throws(WireError) -> String {
+        guard let text = try optionalString(key) else { throw fail(key, "a string") }
+        return text
+    }
+
+    public func bool(_ key: String) throws(WireError) -> Bool {
+        guard case .bool(let flag)? = members[key] else { throw fail(key, "true or false") }
+        return flag
+    }
+
+    public func optionalBool(_ key: String) throws(WireError) -> Bool? {
+        switch members[key] {
+        case nil, .null?: return nil
+        case .bool(let flag)?: return flag
+        default: throw fail(key, "true or false")
+        }
+    }
+
+    public func double(_ key: String) throws(WireError) -> Double {
+        guard case .number(let number)? = members[key], number.isFinite else { throw fail(key, "a number") }
+        return number
+    }
+
+    /// A whole number member; nil when absent or null.
+    public func optionalInt(_ key: String) throws(WireError) -> Int64? {
+        switch members[key] {
+        case nil, .null?: return nil
+        case .number(let number)?:
+            guard let whole = Int64(exactly: number) else { throw fail(key, "a whole number") }
+            return whole
+        default: throw fail(key, "a whole number")
+        }
+    }
+
+    public func int(_ key: String) throws(WireError) -> Int64 {
+        guard let whole = try optionalInt(key) else { throw fail(key, "a whole number") }
+        return whole
+    }
+
+    /// An object member read as `T`; nil when absent or null.
+    public func optional<T>(_ key: String, _ read: (JSONValue) throws(WireError) -> T) throws(WireError) -> T? {
+        switch members[key] {
+        case nil, .null?: return nil
+        case let value?: return try read(value)
+        }
+    }
+
+    /// An array member, each element read as `T`.
+    public func array<T>(_ key: String, _ read: (JSONValue) throws(WireError) -> T) throws(WireError) -> [T] {
+        guard case .array(let elements)? = members[key] else { throw fail(key, "an array") }
+        var result: [T] = []
+        result.reserveCapacity(elements.count)
+        for element in elements { result.append(try read(element)) }
+        return result
+    }
+
+    /// A string member that is one of `T`'s raw values.
+    public func raw<T: RawRepresentable>(_ key: String, as type: T.Type) throws(WireError) -> T where T.RawValue == String {
+        guard let value = T(rawValue: try string(key)) else { throw fail(key, "one of the known values") }
+        return value
+    }
+}
