@@ -16,7 +16,7 @@ import TestSupport
     @Test func timedTransitionsHappenAtTheirInstants() async throws {
         let h = try ControllerHarness([StepSpec(id: "frame", plugin: "signal")], settings: settings)
         _ = await h.next { $0.steps[0].status == .running }
-        await h.board.complete(step: "frame")
+        h.board.complete(step: "frame")
         let done = await h.next { $0.steps[0].status == .succeeded }
         #expect(done?.phase == .loading, "min_display holds a fast launch")
         h.clock.advance(to: .milliseconds(500))
@@ -41,7 +41,7 @@ import TestSupport
         )
         let started = await h.next { $0.steps.allSatisfy { $0.status == .running } }
         #expect(started?.elapsedMs == 0)
-        await h.board.complete(step: "a")
+        h.board.complete(step: "a")
         // A state went out at 0 ms, so the result waits for 16 ms: the controller arms its timer
         // for that instant (its tick would be at 100 ms).
         while !h.clock.pendingDeadlines.contains(.milliseconds(16)) { await Task.yield() }
@@ -50,7 +50,7 @@ import TestSupport
         #expect(result?.elapsedMs == 16)
         #expect(result?.steps.map(\.status) == [.succeeded, .running])
         #expect(result?.seq == (started?.seq ?? 0) + 1)
-        await h.board.complete(step: "b")
+        h.board.complete(step: "b")
         // min_display ends at 1 s: the phase change goes out at its instant.
         h.clock.advance(to: .milliseconds(1000))
         let dismissing = await h.next { $0.phase == .dismissing }
@@ -63,7 +63,7 @@ import TestSupport
         _ = await h.next { $0.steps[0].status == .running }
         h.clock.advance(to: .milliseconds(1500))
         _ = await h.next { $0.slow }
-        await h.board.complete(step: "frame")
+        h.board.complete(step: "frame")
         let dismissing = await h.next { $0.phase == .dismissing }
         #expect(dismissing?.elapsedMs == 1500)
         await h.stop()
@@ -76,7 +76,7 @@ import TestSupport
         let error = await h.next { $0.phase == .error }
         #expect(error?.error?.code == .timeout)
         #expect(error?.elapsedMs == 10_000)
-        await h.board.complete(step: "frame")
+        h.board.complete(step: "frame")
         let dismissing = await h.next { $0.phase == .dismissing }
         #expect(dismissing?.steps[0].status == .succeeded)
         await h.stop()

@@ -11,7 +11,7 @@ struct SignalPluginTests {
     @Test func completionBeforeWaitingSucceedsAtOnce() async throws {
         let fixture = try PluginFixture()
         let board = SignalBoard()
-        await board.complete(step: "first-frame")
+        board.complete(step: "first-frame")
         let facts = try await SignalPlugin(board: board).run(context(step: "first-frame", fixture: fixture))
         #expect(facts == [:])
         #expect(await board.waiterCount(step: "first-frame") == 0)
@@ -26,10 +26,10 @@ struct SignalPluginTests {
         #expect(await waitUntil { await board.waiterCount(step: "first-frame") == 1 })
 
         // A completion for another step does not wake it.
-        await board.complete(step: "other")
+        board.complete(step: "other")
         #expect(await board.waiterCount(step: "first-frame") == 1)
 
-        await board.complete(step: "first-frame")
+        board.complete(step: "first-frame")
         let outcome = try #require(await result(of: task))
         #expect(try outcome.get() == [:])
         #expect(await board.waiterCount(step: "first-frame") == 0)
@@ -40,22 +40,22 @@ struct SignalPluginTests {
         let first = Task { try await board.wait(step: "s") }
         let second = Task { try await board.wait(step: "s") }
         #expect(await waitUntil { await board.waiterCount(step: "s") == 2 })
-        await board.complete(step: "s")
+        board.complete(step: "s")
         #expect(try #require(await result(of: first)).get() == ())
         #expect(try #require(await result(of: second)).get() == ())
     }
 
     @Test func resetForgetsCompletions() async throws {
         let board = SignalBoard()
-        await board.complete(step: "first-frame")
+        board.complete(step: "first-frame")
         #expect(await board.isCompleted(step: "first-frame"))
-        await board.reset()
+        board.reset()
         #expect(await !board.isCompleted(step: "first-frame"))
 
         // After the reset the step waits again, until a new completion.
         let task = Task { try await board.wait(step: "first-frame") }
         #expect(await waitUntil { await board.waiterCount(step: "first-frame") == 1 })
-        await board.complete(step: "first-frame")
+        board.complete(step: "first-frame")
         #expect(try #require(await result(of: task)).get() == ())
     }
 
@@ -72,7 +72,7 @@ struct SignalPluginTests {
         #expect(throws: CancellationError.self) { try outcome.get() }
         #expect(await waitUntil { await board.waiterCount(step: "first-frame") == 0 })
         // A later completion finds nobody to resume (and does not crash on a stale continuation).
-        await board.complete(step: "first-frame")
+        board.complete(step: "first-frame")
         #expect(await board.isCompleted(step: "first-frame"))
     }
 
