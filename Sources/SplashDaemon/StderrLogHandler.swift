@@ -3,6 +3,7 @@ import Glibc
 #endif
 public import Logging
 import SplashCore
+import SystemPackage
 
 /// Writes one line per record to stderr, as text or as JSON.
 ///
@@ -53,19 +54,9 @@ public struct StderrLogHandler: LogHandler {
             line = writer.string
         }
         line += "\n"
-        // One write(2) per record: lines from concurrent loggers never interleave.
-        var bytes = Array(line.utf8)
-        bytes.withUnsafeMutableBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(2, raw.baseAddress! + offset, raw.count - offset)
-                if written <= 0 {
-                    if written < 0 && errno == EINTR { continue }
-                    return
-                }
-                offset += written
-            }
-        }
+        // The record in one write(2) (writeAll only writes again after a short write): lines
+        // from concurrent loggers do not interleave.
+        _ = try? FileDescriptor(rawValue: 2).writeAll(line.utf8)
     }
 
     /// UTC, millisecond precision, ISO 8601.
