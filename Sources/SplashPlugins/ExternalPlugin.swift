@@ -18,7 +18,8 @@ import Darwin
 /// A plugin that runs an executable named by a manifest, one process (group) per attempt.
 ///
 /// The executable runs without a shell, with stdin `/dev/null`, in its own process group, with
-/// the daemon's environment plus the `SPLASHD_*` variables (see the product spec, section 8).
+/// the daemon's environment (as given, see `PluginEnvironment.Inherited`) plus the `SPLASHD_*`
+/// variables (see the product spec, section 8).
 /// Its stdout carries JSON lines (`{"progress":0.5}`, `{"message":"…"}`, `{"facts":{…}}`);
 /// other stdout lines and every stderr line are logged with the step's id. Exit 0 succeeds with
 /// the merged facts, exit 75 is a retryable failure, anything else a failure for good.
@@ -51,11 +52,19 @@ public struct ExternalPlugin: StepPlugin {
     public let manifest: PluginManifest
     /// The time between SIGTERM and SIGKILL when tearing the process group down.
     public let grace: Duration
+    /// The environment every run inherits, under its `SPLASHD_*` variables.
+    public let environment: PluginEnvironment.Inherited
 
-    /// Creates the plugin for `manifest`, with `grace` between SIGTERM and SIGKILL.
-    public init(manifest: PluginManifest, grace: Duration = ExternalPlugin.defaultGrace) {
+    /// Creates the plugin for `manifest`, with `grace` between SIGTERM and SIGKILL, whose runs
+    /// inherit `environment`.
+    public init(
+        manifest: PluginManifest,
+        grace: Duration = ExternalPlugin.defaultGrace,
+        environment: PluginEnvironment.Inherited
+    ) {
         self.manifest = manifest
         self.grace = grace
+        self.environment = environment
     }
 
     /// What the body of one run collects.
@@ -77,7 +86,7 @@ public struct ExternalPlugin: StepPlugin {
                 context.report(report)
             }
         }
-        let environment = PluginEnvironment.rows(for: context.run)
+        let environment = PluginEnvironment.rows(for: context.run, inheriting: environment)
         var options = PlatformOptions()
         options.processGroupID = 0
         // The SIGTERM is ours (`GroupLifecycle.cancel`); subprocess continues stopped members,
