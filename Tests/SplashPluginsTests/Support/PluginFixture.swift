@@ -44,18 +44,20 @@ final class PluginFixture: Sendable {
         return path
     }
 
-    /// An `ExternalPlugin` for the executable at `path`, with a short grace period, inheriting
-    /// this process's environment unless told otherwise.
+    /// An `ExternalPlugin` for the executable at `path`, with a short grace period on `clock`,
+    /// inheriting this process's environment unless told otherwise.
     func plugin(
         _ path: String,
         name: String = "test",
         grace: Duration = .milliseconds(200),
-        environment: PluginEnvironment.Inherited = .ofThisProcess
+        environment: PluginEnvironment.Inherited = .ofThisProcess,
+        clock: any Clock<Duration> = ContinuousClock()
     ) -> ExternalPlugin {
         ExternalPlugin(
             manifest: PluginManifest(name: name, executable: path, manifestPath: "\(directory)/\(name).toml"),
             grace: grace,
-            environment: environment
+            environment: environment,
+            clock: clock
         )
     }
 
