@@ -6,6 +6,7 @@ import Foundation
 import SplashCore
 import SplashPlugins
 import Testing
+import TestSupport
 
 @Suite("Shipped plugins (plugins/)", .timeLimit(.minutes(1)))
 struct ShippedPluginTests {
