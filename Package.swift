@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         // HTTP for the built-in auth-refresh and config-fetch plugins.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // `FileDescriptor.writeAll` (already linked through swift-subprocess).
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // Pure core: graph, phase machine, protocol types. No sockets, files or processes.
@@ -42,6 +44,7 @@ let package = Package(
                 "SplashCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
@@ -52,7 +55,11 @@ let package = Package(
         .target(name: "CLinuxShims"),
         .target(
             name: "SplashSystemd",
-            dependencies: ["CLinuxShims", "SplashCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "CLinuxShims", "SplashCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: strict
         ),
         // The built-in bootstrap plugins: auth-refresh, config-fetch, launch-counter, quick-action.
@@ -77,6 +84,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
@@ -95,6 +103,7 @@ let package = Package(
             dependencies: [
                 "SplashClient", "SplashCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),

@@ -1,11 +1,13 @@
 import AsyncHTTPClient
+import NIOCore
 import SplashCore
 
 /// One HTTP exchange with a time limit and a bounded reply body: what the built-in plugins send.
 ///
 /// The body is read while it streams in and abandoned as soon as it would pass `maxBytes`, so at
-/// most `maxBytes` bytes are ever held. Cancelling the calling task (the step's timeout) cancels
-/// the request and throws `CancellationError`.
+/// most `maxBytes` bytes are ever held. The time limit (`request_timeout`) is a sleep on `clock`
+/// raced against the whole exchange, which is cancelled when the sleep wins. Cancelling the
+/// calling task (the step's timeout) cancels the request and throws `CancellationError`.
 struct HTTPFetch {
     /// A complete reply.
     struct Reply: Sendable {
@@ -40,6 +42,8 @@ struct HTTPFetch {
     let client: HTTPClient
     let timeout: Duration
     let maxBytes: Int
+    /// The clock `timeout` passes on.
+    var clock: any Clock<Duration> = ContinuousClock()
 
     /// Sends one request and reads its whole reply.
     ///
@@ -51,12 +55,13 @@ struct HTTPFetch {
         body: [UInt8]? = nil
     ) async throws -> Reply {
         let timeout = self.timeout
-        let exchange = Exchange(client: client, timeout: timeout, maxBytes: maxBytes)
+        let clock = self.clock
+        let exchange = Exchange(client: client, maxBytes: maxBytes)
         do {
             return try await withThrowingTaskGroup(of: Reply?.self) { group in
                 group.addTask { try await exchange.run(method, url: url, headers: headers, body: body) }
                 group.addTask {
-                    try await Task.sleep(for: timeout)
+                    try await clock.sleep(for: timeout, tolerance: nil)
                     return nil
                 }
                 defer { group.cancelAll() }
@@ -74,10 +79,9 @@ struct HTTPFetch {
         }
     }
 
-    /// The request itself, without the overall time limit.
+    /// The request itself, without the time limit (which `perform` puts around it).
     private struct Exchange: Sendable {
         let client: HTTPClient
-        let timeout: Duration
         let maxBytes: Int
 
         func run(_ method: Method, url: String, headers: [(String, String)], body: [UInt8]?) async throws -> Reply {
@@ -89,9 +93,7 @@ struct HTTPFetch {
             if let body {
                 request.body = .bytes(body)
             }
-            let nanoseconds = max(1, timeout.components.seconds * 1_000_000_000
-                + timeout.components.attoseconds / 1_000_000_000)
-            let response = try await client.execute(request, timeout: .nanoseconds(nanoseconds))
+            let response = try await client.execute(request, deadline: .distantFuture)
             let replyHeaders = response.headers.map { (name: $0.name, value: $0.value) }
             if let length = response.headers.first(name: "content-length").flatMap({ Int($0) }), length > maxBytes {
                 throw Failure.tooLarge(limit: maxBytes)

@@ -72,19 +72,21 @@ public enum Daemon {
         return (config, catalog)
     }
 
-    /// The plugins of this build plus the external ones in `catalog` (built-ins win a name clash).
+    /// The plugins of this build plus the external ones in `catalog` (built-ins win a name clash),
+    /// which inherit `environment`.
     public static func makeRegistry(
-        catalog: PluginCatalog, grace: Duration, builtins: BuiltinServices?, logger: Logger
+        catalog: PluginCatalog, grace: Duration, environment: [String: String], builtins: BuiltinServices?, logger: Logger
     ) -> PluginRegistry {
         let board = SignalBoard()
         var plugins: [String: any StepPlugin] = builtins?.plugins() ?? [:]
+        let inherited = PluginEnvironment.Inherited(environment)
         plugins[PluginRegistry.signalPluginName] = SignalPlugin(board: board)
         for (name, manifest) in catalog.manifests.sorted(by: { $0.key < $1.key }) {
             guard plugins[name] == nil else {
                 logger.warning("plugin manifest \(manifest.manifestPath) is shadowed by the built-in plugin \(name)")
                 continue
             }
-            plugins[name] = ExternalPlugin(manifest: manifest, grace: grace)
+            plugins[name] = ExternalPlugin(manifest: manifest, grace: grace, environment: inherited)
         }
         return PluginRegistry(plugins: plugins, signalBoard: board)
     }
@@ -103,7 +105,9 @@ public enum Daemon {
         let endpoint = try socketEndpoint(options: options, config: config)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let builtins = BuiltinServices(stateDirectory: options.stateDirectory, eventLoopGroup: group)
-        let registry = makeRegistry(catalog: catalog, grace: options.pluginGrace, builtins: builtins, logger: logger)
+        let registry = makeRegistry(
+            catalog: catalog, grace: options.pluginGrace, environment: options.environment, builtins: builtins, logger: logger
+        )
         for spec in config.graph.steps where !registry.contains(spec.plugin) {
             logger.error("step \(spec.id) uses plugin \(spec.plugin), which is not available in this build; it will fail")
         }
@@ -213,7 +217,7 @@ struct DaemonService: Service, CustomStringConvertible {
     let logger: Logger
     /// `[daemon] release_memory_after_launch`, as configured at start.
     let releaseMemoryAfterLaunch: Bool
-    let notifier = SystemdNotifier()
+    var notifier: SystemdNotifier { SystemdNotifier(environment: options.environment) }
 
     func run() async throws {
         logger.info("listening")
@@ -293,7 +297,8 @@ struct DaemonService: Service, CustomStringConvertible {
             do {
                 let (config, catalog) = try Daemon.loadConfiguration(options: options, logger: logger)
                 let registry = Daemon.makeRegistry(
-                    catalog: catalog, grace: options.pluginGrace, builtins: builtins, logger: logger
+                    catalog: catalog, grace: options.pluginGrace, environment: options.environment, builtins: builtins,
+                    logger: logger
                 )
                 controller.reload(graph: config.graph, settings: config.settings, plugins: registry)
                 logger.notice("configuration reloaded from \(config.source): \(config.graph.steps.count) steps, effective from the next launch")

@@ -3,11 +3,15 @@ import Glibc
 #endif
 public import Logging
 import SplashCore
+import SplashSystemd
+import SystemPackage
 
 /// Writes one line per record to stderr, as text or as JSON.
 ///
 /// Text: `2026-11-22T12:00:00.123Z info launch started launch=6f1c…`. JSON: one object per line
 /// with `time`, `level`, `message`, `source`, `file`, `line` and the metadata as string members.
+/// The metadata is merged and ordered as `JournaldLogHandler` does it (`LogMetadata`): the
+/// handler's, then the metadata provider's, then the record's own.
 public struct StderrLogHandler: LogHandler {
     public enum Format: Sendable {
         case text
@@ -16,13 +20,25 @@ public struct StderrLogHandler: LogHandler {
 
     public var logLevel: Logger.Level
     public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
     private let label: String
     private let format: Format
+    private let output: FileDescriptor
 
-    public init(label: String, format: Format, level: Logger.Level = .info) {
+    /// A handler for the logger `label` writing records at `level` and above in `format` to
+    /// `outputDescriptor` (stderr unless told otherwise; the handler never closes it).
+    public init(
+        label: String,
+        format: Format,
+        level: Logger.Level = .info,
+        metadataProvider: Logger.MetadataProvider? = nil,
+        outputDescriptor: Int32 = 2
+    ) {
         self.label = label
         self.format = format
         self.logLevel = level
+        self.metadataProvider = metadataProvider
+        self.output = FileDescriptor(rawValue: outputDescriptor)
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -31,41 +47,30 @@ public struct StderrLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var merged = metadata
-        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        let metadata = LogMetadata(handler: metadata, provider: metadataProvider, event: event.metadata)
         var line: String
         switch format {
         case .text:
-            line = "\(Self.timestamp()) \(event.level) \(event.message)"
-            for key in merged.keys.sorted() { line += " \(key)=\(merged[key]!)" }
+            line = "\(Self.timestamp()) \(event.level) \(event.message)\(metadata.text)"
         case .json:
             var writer = JSONWriter(capacity: 256)
             writer.object { w in
                 w.key("time"); w.string(Self.timestamp())
                 w.key("level"); w.string(event.level.rawValue)
                 w.key("message"); w.string(event.message.description)
+                w.key("source"); w.string(event.source)
                 w.key("file"); w.string(event.file)
                 w.key("line"); w.int(Int64(event.line))
-                for key in merged.keys.sorted() {
-                    w.key(key); w.string(merged[key]!.description)
+                for (key, value) in metadata.entries {
+                    w.key(key); w.string(value)
                 }
             }
             line = writer.string
         }
         line += "\n"
-        // One write(2) per record: lines from concurrent loggers never interleave.
-        var bytes = Array(line.utf8)
-        bytes.withUnsafeMutableBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(2, raw.baseAddress! + offset, raw.count - offset)
-                if written <= 0 {
-                    if written < 0 && errno == EINTR { continue }
-                    return
-                }
-                offset += written
-            }
-        }
+        // The record in one write(2) (writeAll only writes again after a short write): lines
+        // from concurrent loggers do not interleave.
+        _ = try? output.writeAll(line.utf8)
     }
 
     /// UTC, millisecond precision, ISO 8601.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 public import Glibc
 #endif
+import SystemPackage
 
 /// Crash-safe file replacement: after a power cut the file holds either the old or the new
 /// content, never a mix or nothing (and `append`, for formats that tolerate a torn tail).
@@ -62,17 +63,15 @@ public enum AtomicFile {
         guard ok else { throw error }
     }
 
-    /// Writes all of `bytes`, retrying short writes and EINTR; false (errno set) on failure.
+    /// Writes all of `bytes` (swift-system retries short writes and EINTR); false, with errno
+    /// set, on failure.
     private static func writeAll(_ bytes: [UInt8], to fd: CInt) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return false }
-                offset += written
-            }
+        do {
+            _ = try FileDescriptor(rawValue: fd).writeAll(bytes)
             return true
+        } catch {
+            errno = (error as? Errno)?.rawValue ?? EIO
+            return false
         }
     }
 

@@ -18,13 +18,15 @@ import Darwin
 /// A plugin that runs an executable named by a manifest, one process (group) per attempt.
 ///
 /// The executable runs without a shell, with stdin `/dev/null`, in its own process group, with
-/// the daemon's environment plus the `SPLASHD_*` variables (see the product spec, section 8).
+/// the daemon's environment (as given, see `PluginEnvironment.Inherited`) plus the `SPLASHD_*`
+/// variables (see the product spec, section 8).
 /// Its stdout carries JSON lines (`{"progress":0.5}`, `{"message":"…"}`, `{"facts":{…}}`);
 /// other stdout lines and every stderr line are logged with the step's id. Exit 0 succeeds with
 /// the merged facts, exit 75 is a retryable failure, anything else a failure for good.
 ///
 /// No process of the group outlives `run`: on cancellation the group gets SIGTERM, then SIGKILL
-/// after `grace`; processes left behind after the main process exited get the same treatment.
+/// once `clock` passes `grace` after it; processes left behind after the main process exited get
+/// the same treatment.
 public struct ExternalPlugin: StepPlugin {
     /// The exit code that asks for a retry (EX_TEMPFAIL).
     public static let temporaryFailureExitCode: Int32 = 75
@@ -37,11 +39,23 @@ public struct ExternalPlugin: StepPlugin {
     public let manifest: PluginManifest
     /// The time between SIGTERM and SIGKILL when tearing the process group down.
     public let grace: Duration
+    /// The environment every run inherits, under its `SPLASHD_*` variables.
+    public let environment: PluginEnvironment.Inherited
+    /// The clock `grace` passes on.
+    public let clock: any Clock<Duration>
 
-    /// Creates the plugin for `manifest`, with `grace` between SIGTERM and SIGKILL.
-    public init(manifest: PluginManifest, grace: Duration = ExternalPlugin.defaultGrace) {
+    /// Creates the plugin for `manifest`, with `grace` on `clock` between SIGTERM and SIGKILL,
+    /// whose runs inherit `environment`.
+    public init(
+        manifest: PluginManifest,
+        grace: Duration = ExternalPlugin.defaultGrace,
+        environment: PluginEnvironment.Inherited,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
         self.manifest = manifest
         self.grace = grace
+        self.environment = environment
+        self.clock = clock
     }
 
     /// What the body of one run collects.
@@ -52,25 +66,31 @@ public struct ExternalPlugin: StepPlugin {
 
     /// Runs the executable for one attempt; see the type's documentation.
     public func run(_ context: StepContext) async throws -> Facts {
+        // `self.`: a bare `clock` here does not open the existential (Glibc has a `clock()` too).
+        try await run(context, on: self.clock)
+    }
+
+    private func run(_ context: StepContext, on clock: some Clock<Duration>) async throws -> Facts {
         try Task.checkCancellation()
         let logger = pluginLogger(context)
         try checkExecutable()
 
-        let lifecycle = GroupLifecycle()
+        let lifecycle = GroupLifecycle(grace: grace, clock: clock)
         // Reports of an abandoned attempt would only confuse renderers.
         let report: @Sendable (StepReport) -> Void = { report in
             if !lifecycle.isCancelled {
                 context.report(report)
             }
         }
-        let environment = PluginEnvironment.rows(for: context.run)
+        let environment = PluginEnvironment.rows(for: context.run, inheriting: environment)
         var options = PlatformOptions()
         options.processGroupID = 0
-        // The SIGTERM is ours (`GroupLifecycle.cancel`); subprocess continues stopped members,
-        // and SIGKILLs the group after `grace` if the main process is still there. Leftovers
-        // after the main process exited are torn down below.
+        // The SIGTERM and the SIGKILL after `grace` are ours (`GroupLifecycle`, on `clock`), and
+        // so is the teardown of leftovers after the main process exited. Subprocess, on a
+        // cancellation, continues stopped members, and SIGKILLs the group only as a backstop,
+        // should the main process outlive our teardown.
         options.teardownSequence = [
-            .send(signal: .resume, toProcessGroup: true, allowedDurationToNextStep: grace)
+            .send(signal: .resume, toProcessGroup: true, allowedDurationToNextStep: grace + ProcessGroup.killDeadline)
         ]
 
         logger.debug("starting \(manifest.executable)")
@@ -100,7 +120,13 @@ public struct ExternalPlugin: StepPlugin {
                     // Both readers finish before the body ends and run closes the descriptors.
                     let factsResult = await facts.result
                     let lastErrorLineResult = await lastErrorLine.result
-                    return Collected(facts: try factsResult.get(), lastErrorLine: try lastErrorLineResult.get())
+                    do {
+                        return Collected(facts: try factsResult.get(), lastErrorLine: try lastErrorLineResult.get())
+                    } catch {
+                        // The output is lost: the group is torn down as for a cancellation.
+                        lifecycle.cancel()
+                        throw error
+                    }
                 }
             } onCancel: {
                 lifecycle.cancel()
@@ -110,21 +136,10 @@ public struct ExternalPlugin: StepPlugin {
             outcome = .failure(error)
         }
 
-        // After a cancellation whose SIGTERM was ignored, the teardown above SIGKILLed the whole
-        // group; members may still be dying when the leftovers are looked at.
-        var killedWithGroup = false
-        if Task.isCancelled, case .success(let result) = outcome, result.terminationStatus == .signaled(SIGKILL) {
-            killedWithGroup = true
-        }
-        if let group = lifecycle.group {
-            await tearDownLeftovers(
-                ProcessGroup(id: group), termSentAt: lifecycle.termSentAt, alreadyKilled: killedWithGroup, logger: logger
-            )
+        if let teardown = await lifecycle.finish(), let group = lifecycle.group {
+            log(teardown, of: group, logger: logger)
         }
         if Task.isCancelled {
-            if killedWithGroup {
-                logger.notice("plugin ignored SIGTERM for \(grace); sent SIGKILL")
-            }
             throw CancellationError()
         }
         switch outcome {
@@ -220,22 +235,17 @@ public struct ExternalPlugin: StepPlugin {
         }
     }
 
-    /// - Parameter alreadyKilled: the group was SIGKILLed with the main process (and that is
-    ///   logged once, by the caller); members found still dying are not reported again.
-    private func tearDownLeftovers(
-        _ group: ProcessGroup, termSentAt: ContinuousClock.Instant?, alreadyKilled: Bool, logger: Logger
-    ) async {
-        switch await group.tearDown(grace: grace, termSentAt: termSentAt) {
+    /// How the group's teardown went: worth a notice only when SIGTERM was not enough.
+    private func log(_ teardown: ProcessGroup.Teardown, of group: pid_t, logger: Logger) {
+        switch teardown {
         case .alreadyGone:
             break
         case .terminated:
-            logger.debug("process group \(group.id) exited after SIGTERM")
-        case .killed(gone: true) where alreadyKilled:
-            logger.debug("process group \(group.id) was killed with the main process")
+            logger.debug("process group \(group) exited after SIGTERM")
         case .killed(gone: true):
-            logger.notice("process group \(group.id) ignored SIGTERM for \(grace); sent SIGKILL")
+            logger.notice("process group \(group) ignored SIGTERM for \(grace); sent SIGKILL")
         case .killed(gone: false):
-            logger.error("process group \(group.id) still has running processes after SIGKILL")
+            logger.error("process group \(group) still has running processes after SIGKILL")
         }
     }
 

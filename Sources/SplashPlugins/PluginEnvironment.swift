@@ -1,9 +1,4 @@
 import SplashCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The variables an external plugin gets on top of the daemon's environment.
 ///
@@ -11,7 +6,7 @@ import Musl
 /// JSON), `SPLASHD_FACTS` (the dependencies' facts as a JSON object keyed by step id), and for
 /// every top-level scalar option `SPLASHD_OPT_<KEY>` (key upper-cased, every character other than
 /// an ASCII letter or digit replaced by `_`).
-enum PluginEnvironment {
+public enum PluginEnvironment {
     /// The service manager's variables meant for the daemon alone: a plugin that sent
     /// `READY=1` or pinged the watchdog, or took the listening socket, would lie to systemd.
     static let removed = [
@@ -21,9 +16,18 @@ enum PluginEnvironment {
     /// An environment to inherit, without `removed`, as `NAME=value` rows, each ending in the NUL
     /// that `posix_spawn` wants. Rows whose name starts with `SPLASHD_` are kept apart with their
     /// names, so that a variable set for the attempt replaces an inherited one.
-    struct Inherited: Sendable {
+    ///
+    /// Made once from the daemon's environment (which the daemon reads once, at start, and never
+    /// changes) and shared by every external plugin: rebuilding it at every spawn cost more than
+    /// the rest of the spawn's set-up.
+    public struct Inherited: Sendable {
         var rows: [[UInt8]] = []
         var splashd: [(name: String, row: [UInt8])] = []
+
+        /// From the daemon's environment, by name.
+        public init(_ environment: [String: String]) {
+            self.init(entries: environment.sorted { $0.key < $1.key }.map { Array("\($0.key)=\($0.value)".utf8) })
+        }
 
         /// From `NAME=value` entries; entries without a name are dropped.
         init(entries: some Sequence<some Collection<UInt8>>) {
@@ -42,21 +46,9 @@ enum PluginEnvironment {
         }
     }
 
-    /// The daemon's own environment, read once: the daemon never changes it, and rebuilding it
-    /// as a dictionary at every spawn cost more than the rest of the spawn's set-up.
-    static let inherited: Inherited = {
-        var entries: [UnsafeBufferPointer<UInt8>] = []
-        var pointer = environ
-        while let entry = pointer.pointee {
-            entries.append(UnsafeBufferPointer(start: UnsafeRawPointer(entry).assumingMemoryBound(to: UInt8.self), count: strlen(entry)))
-            pointer += 1
-        }
-        return Inherited(entries: entries)
-    }()
-
     /// The whole environment of one attempt as `NAME=value\0` rows: `inherited` plus
     /// `variables(for:)`, which win over inherited variables of the same name.
-    static func rows(for run: StepRun, inheriting inherited: Inherited = PluginEnvironment.inherited) -> [[UInt8]] {
+    static func rows(for run: StepRun, inheriting inherited: Inherited) -> [[UInt8]] {
         let variables = variables(for: run)
         var rows = inherited.rows
         rows.reserveCapacity(rows.count + inherited.splashd.count + variables.count)

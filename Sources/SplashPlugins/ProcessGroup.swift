@@ -50,43 +50,53 @@ struct ProcessGroup: Sendable, Equatable {
         #endif
     }
 
-    /// Polls until the group is gone or `deadline` passes; true if it is gone.
+    /// Waits until the group is gone (looking every `pollInterval`) or `clock` reaches
+    /// `deadline`, whichever comes first; true if it is gone.
     ///
-    /// Runs to its end also in a cancelled task: it must not spin on cancelled sleeps.
-    func waitUntilGone(deadline: ContinuousClock.Instant) async -> Bool {
-        while hasRunningMembers {
-            if ContinuousClock.now >= deadline {
+    /// The deadline is a sleep on `clock`: call it from a task that is not cancelled (a cancelled
+    /// one would take the deadline as passed at once).
+    func waitUntilGone<C: Clock>(deadline: C.Instant, clock: C) async -> Bool where C.Duration == Duration {
+        guard hasRunningMembers else { return true }
+        let gone = await withTaskGroup(of: Bool.self) { tasks in
+            tasks.addTask {
+                try? await clock.sleep(until: deadline, tolerance: nil)
                 return false
             }
-            await Self.uncancelledSleep(for: Self.pollInterval)
+            tasks.addTask {
+                while hasRunningMembers {
+                    do { try await Task.sleep(for: Self.pollInterval) } catch { return false }
+                }
+                return true
+            }
+            let first = await tasks.next() ?? false
+            tasks.cancelAll()
+            return first
         }
-        return true
+        return gone || !hasRunningMembers
     }
 
-    /// SIGTERM to the group, SIGKILL after `grace`, then waits (bounded) until it is gone.
+    /// SIGTERM to the group, SIGKILL once `clock` passes `grace` after it, then waits (up to
+    /// `killDeadline` on `clock`) until the group is gone. Like `waitUntilGone`, it needs a task
+    /// that is not cancelled (`GroupLifecycle` runs it in one).
     ///
     /// - Parameter termSentAt: When SIGTERM was already sent (by a cancellation); then it is not
     ///   sent again and SIGKILL follows at `termSentAt + grace`.
-    func tearDown(grace: Duration, termSentAt: ContinuousClock.Instant? = nil) async -> Teardown {
+    func tearDown<C: Clock>(grace: Duration, termSentAt: C.Instant? = nil, clock: C) async -> Teardown
+    where C.Duration == Duration {
         guard hasRunningMembers else { return .alreadyGone }
-        let termTime: ContinuousClock.Instant
+        let termTime: C.Instant
         if let termSentAt {
             termTime = termSentAt
         } else {
-            termTime = .now
+            termTime = clock.now
             send(SIGTERM)
         }
-        if await waitUntilGone(deadline: termTime.advanced(by: grace)) {
+        if await waitUntilGone(deadline: termTime.advanced(by: grace), clock: clock) {
             return .terminated
         }
         send(SIGKILL)
-        let gone = await waitUntilGone(deadline: ContinuousClock.now.advanced(by: Self.killDeadline))
+        let gone = await waitUntilGone(deadline: clock.now.advanced(by: Self.killDeadline), clock: clock)
         return .killed(gone: gone)
-    }
-
-    /// Sleeps for `duration` even when the calling task is cancelled.
-    private static func uncancelledSleep(for duration: Duration) async {
-        await Task { try? await Task.sleep(for: duration) }.value
     }
 
     #if os(Linux)

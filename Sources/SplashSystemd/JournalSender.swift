@@ -1,4 +1,5 @@
 import CLinuxShims
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -57,14 +58,10 @@ enum JournalSender {
         let memory = splashd_memfd_create_sealable("splashd-journal")
         guard memory >= 0 else { return -errno }
         defer { close(memory) }
-        var offset = 0
-        while offset < payload.count {
-            let written = payload.withUnsafeBytes { write(memory, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return -errno
-            }
-            offset += written
+        do {
+            _ = try FileDescriptor(rawValue: memory).writeAll(payload)
+        } catch {
+            return -((error as? Errno)?.rawValue ?? EIO)
         }
         guard splashd_memfd_seal(memory) == 0 else { return -errno }
         // One SCM_RIGHTS control message carrying the descriptor, and no data.
@@ -88,21 +85,10 @@ enum JournalSender {
         return result >= 0 ? 0 : -errno
     }
 
-    /// Writes `line` and a newline to stderr in one write(2), so concurrent lines never interleave.
+    /// Writes `line` and a newline to stderr in one write(2) (writeAll only writes again after a
+    /// short write), so concurrent lines do not interleave.
     static func writeToStderr(_ line: String) {
-        var bytes = Array((line + "\n").utf8)
-        bytes.withUnsafeMutableBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            var offset = 0
-            while offset < raw.count {
-                let written = write(2, base + offset, raw.count - offset)
-                if written <= 0 {
-                    if written < 0 && errno == EINTR { continue }
-                    return
-                }
-                offset += written
-            }
-        }
+        _ = try? FileDescriptor(rawValue: 2).writeAll((line + "\n").utf8)
     }
 
     /// Why a send that returned the negative errno `code` failed.

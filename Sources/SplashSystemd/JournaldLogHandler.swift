@@ -38,14 +38,11 @@ public struct JournaldLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var merged = metadata
-        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
-        let fields = JournalRecord.fields(of: event, metadata: merged, identifier: identifier)
+        let metadata = LogMetadata(handler: metadata, provider: metadataProvider, event: event.metadata)
+        let fields = JournalRecord.fields(of: event, metadata: metadata.merged, identifier: identifier)
         let result = JournalSender.send(fields)
         guard result < 0 else { return }
-        var line = "\(identifier): \(event.level) \(event.message)"
-        for key in merged.keys.sorted() { line += " \(key)=\(merged[key]!)" }
+        var line = "\(identifier): \(event.level) \(event.message)\(metadata.text)"
         if !Self.fellBack.exchange(true, ordering: .relaxed) {
             line += " [not sent to the journal: \(JournalSender.describe(result)); writing to stderr]"
         }

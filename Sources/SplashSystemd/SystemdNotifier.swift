@@ -11,18 +11,15 @@ import Glibc
 /// libsystemd and the six libraries it loads (libgcrypt, liblzma, libzstd, liblz4, libcap,
 /// libgpg-error) out of the daemon: 1.3 ms of every start and 1.2 MB of resident memory.
 public struct SystemdNotifier: Sendable {
-    private let environment: [String: String]?
+    private let environment: [String: String]
 
-    /// A notifier reading `NOTIFY_SOCKET`, `WATCHDOG_USEC` and `WATCHDOG_PID` from the process
-    /// environment, or from `environment` when given.
-    public init(environment: [String: String]? = nil) {
+    /// A notifier reading `NOTIFY_SOCKET`, `WATCHDOG_USEC` and `WATCHDOG_PID` from `environment`
+    /// (the daemon's, as read once at start).
+    public init(environment: [String: String]) {
         self.environment = environment
     }
 
-    private func variable(_ name: String) -> String? {
-        if let environment { return environment[name] }
-        return getenv(name).map { String(cString: $0) }
-    }
+    private func variable(_ name: String) -> String? { environment[name] }
 
     /// Sends one or more `KEY=VALUE` lines (e.g. `READY=1`, `STATUS=…`); false when not sent:
     /// `NOTIFY_SOCKET` unset, or an address that is not a Unix socket, or the send failed.

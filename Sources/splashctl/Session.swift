@@ -2,6 +2,7 @@ import ArgumentParser
 import Glibc
 import SplashClient
 import SplashCore
+import SystemPackage
 
 /// Opens the connection for a subcommand and turns client errors into messages and exit statuses.
 struct Session {
@@ -48,14 +49,9 @@ enum Output {
     /// Writes `splashctl: message` and a newline to stderr.
     static func error(_ message: String) { write("splashctl: \(message)\n", to: 2) }
 
+    /// All of `text`, or as much as the descriptor takes before an error (which is dropped:
+    /// there is nowhere left to report it).
     private static func write(_ text: String, to fd: Int32) {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
+        _ = try? FileDescriptor(rawValue: fd).writeAll(text.utf8)
     }
 }

@@ -127,6 +127,11 @@ extension Splashd {
 /// The parser reads `--log-format` into the same type the fast reader uses.
 extension RunArguments.LogFormat: ExpressibleByArgument {}
 
+/// The one place the daemon reads its environment: once, at start, into `DaemonOptions.environment`,
+/// from which everything else takes what it needs (`JOURNAL_STREAM` for the log format,
+/// `STATE_DIRECTORY`, `LISTEN_*` and `SPLASHD_SOCKET` for the socket, `NOTIFY_SOCKET` and
+/// `WATCHDOG_*` for the notifier, and the rest for external plugins to inherit). The daemon never
+/// changes its environment, so this one reading stays true.
 enum ProcessEnvironment {
     /// The process environment as a dictionary. Split at the first `=` byte: comparing
     /// `Character`s would pull in grapheme breaking for every variable at start-up.

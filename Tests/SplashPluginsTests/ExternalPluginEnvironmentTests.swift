@@ -54,6 +54,22 @@ struct ExternalPluginEnvironmentTests {
         #expect(decodedFacts == facts)
     }
 
+    /// A run inherits the environment the plugin was given (the daemon's, read once at start),
+    /// not whatever the process environment holds.
+    @Test func inheritsTheGivenEnvironmentWithoutTheServiceManagersVariables() async throws {
+        let fixture = try PluginFixture()
+        #expect(ProcessInfo.processInfo.environment["HOME"] != nil, "the test process has a HOME to leave out")
+        let path = try fixture.script("given.sh", """
+            #!/bin/sh
+            printf '%s|%s|%s' "${GIVEN-unset}" "${HOME-unset}" "${NOTIFY_SOCKET-unset}" > "$SPLASHD_OPT_OUT"
+            """)
+        let given = PluginEnvironment.Inherited(["GIVEN": "yes", "NOTIFY_SOCKET": "/run/systemd/notify"])
+        let context = fixture.context(options: ["out": .string(fixture.path("out"))])
+
+        #expect(try await fixture.plugin(path, environment: given).run(context) == [:])
+        #expect(fixture.read("out") == "yes|unset|unset")
+    }
+
     @Test func runsWithoutShellInOwnGroupWithNullStdin() async throws {
         let fixture = try PluginFixture()
         let out = fixture.path("out")

@@ -21,7 +21,9 @@ struct ExternalPluginTeardownTests {
     @Test func cancellationKillsTheWholeGroupIncludingTermIgnoringGrandchild() async throws {
         let fixture = try PluginFixture()
         let path = try fixture.script("stubborn.sh", Self.stubbornScript)
-        let plugin = fixture.plugin(path, grace: .milliseconds(200))
+        let clock = TestClock()
+        let grace: Duration = .seconds(30)
+        let plugin = fixture.plugin(path, grace: grace, clock: clock)
         let context = fixture.context(step: "stubborn", options: ["dir": .string(fixture.directory)])
 
         let task = Task { try await plugin.run(context) }
@@ -30,19 +32,19 @@ struct ExternalPluginTeardownTests {
         let grandchild = try #require(ProcessProbe.pid(inFile: fixture.path("grandchild.pid")))
         #expect(ProcessProbe.isRunning(grandchild))
 
-        let cancelledAt = ContinuousClock.now
         task.cancel()
-        let outcome = try #require(await result(of: task), "run returns after cancellation")
-        let elapsed = ContinuousClock.now - cancelledAt
+        // SIGTERM went out at once; the SIGKILL waits for the plugin's clock to pass the grace.
+        #expect(await waitUntil { clock.pendingDeadlines == [grace] })
+        #expect(ProcessProbe.isRunning(grandchild))
+        clock.advance(to: grace)
+        let outcome = try #require(await result(of: task), "run returns after the grace")
 
         #expect(throws: CancellationError.self) { try outcome.get() }
         // run returned only after the group was gone.
         #expect(!ProcessProbe.isRunning(grandchild), "grandchild \(grandchild) outlived the step")
         #expect(!ProcessProbe.isRunning(main))
-        // The grandchild ignores SIGTERM: it took SIGKILL, after the grace period.
+        // The grandchild ignores SIGTERM: it took SIGKILL.
         #expect(fixture.log.records(containing: "sent SIGKILL").count == 1)
-        #expect(elapsed >= .milliseconds(200))
-        #expect(elapsed < .seconds(5))
     }
 
     @Test func cancellationSendsTermFirst() async throws {
@@ -68,29 +70,38 @@ struct ExternalPluginTeardownTests {
         #expect(fixture.log.records(containing: "SIGKILL").isEmpty)
     }
 
-    @Test func cancellationKillsMainProcessThatIgnoresTerm() async throws {
+    /// The grace passes on the plugin's clock: a main process that ignores SIGTERM is SIGKILLed
+    /// when that clock passes the grace, not a moment before.
+    @Test func cancellationKillsMainProcessThatIgnoresTermOnceTheClockPassesTheGrace() async throws {
         let fixture = try PluginFixture()
         let path = try fixture.script("deaf.sh", """
             #!/bin/sh
-            trap '' TERM
+            trap 'echo "got TERM" >&2' TERM
             echo $$ > "$SPLASHD_OPT_DIR/main.pid"
             echo '{"message":"ready"}'
             while :; do sleep 0.05; done
             """)
-        let plugin = fixture.plugin(path, grace: .milliseconds(200))
+        let clock = TestClock()
+        let grace: Duration = .seconds(30)
+        let plugin = fixture.plugin(path, grace: grace, clock: clock)
         let context = fixture.context(options: ["dir": .string(fixture.directory)])
 
         let task = Task { try await plugin.run(context) }
         #expect(await waitUntil { fixture.reports.messages == ["ready"] })
         let main = try #require(ProcessProbe.pid(inFile: fixture.path("main.pid")))
-        let cancelledAt = ContinuousClock.now
         task.cancel()
-        let outcome = try #require(await result(of: task))
-        let elapsed = ContinuousClock.now - cancelledAt
+        #expect(await waitUntil { !fixture.log.records(containing: "got TERM").isEmpty })
+        #expect(await waitUntil { clock.pendingDeadlines == [grace] })
 
+        clock.advance(to: grace - .milliseconds(1))
+        #expect(clock.pendingDeadlines == [grace], "the teardown still waits")
+        #expect(ProcessProbe.isRunning(main))
+        #expect(fixture.log.records(containing: "SIGKILL").isEmpty)
+
+        clock.advance(to: grace)
+        let outcome = try #require(await result(of: task), "run returns once the clock passed the grace")
         #expect(throws: CancellationError.self) { try outcome.get() }
         #expect(!ProcessProbe.isRunning(main))
-        #expect(elapsed >= .milliseconds(200))
         #expect(fixture.log.records(containing: "sent SIGKILL").count == 1)
     }
 

@@ -6,6 +6,7 @@ import Foundation
 import SplashCore
 import SplashPlugins
 import Testing
+import TestSupport
 
 @Suite("Shipped plugins (plugins/)", .timeLimit(.minutes(1)))
 struct ShippedPluginTests {
@@ -46,7 +47,7 @@ struct ShippedPluginTests {
     @Test func waitDeviceSucceedsOnceThePathExists() async throws {
         let fixture = try PluginFixture()
         let device = fixture.path("card0")
-        let plugin = ExternalPlugin(manifest: try Self.manifest("wait-device"), grace: .milliseconds(200))
+        let plugin = ExternalPlugin(manifest: try Self.manifest("wait-device"), grace: .milliseconds(200), environment: .ofThisProcess)
         let context = fixture.context(step: "gpu", options: ["path": .string(device)])
 
         let task = Task { try await plugin.run(context) }
@@ -59,7 +60,7 @@ struct ShippedPluginTests {
 
     @Test func waitDeviceDefaultsToTheFirstGPU() async throws {
         let fixture = try PluginFixture()
-        let plugin = ExternalPlugin(manifest: try Self.manifest("wait-device"), grace: .milliseconds(200))
+        let plugin = ExternalPlugin(manifest: try Self.manifest("wait-device"), grace: .milliseconds(200), environment: .ofThisProcess)
         let context = fixture.context(step: "gpu")
         let task = Task { try await plugin.run(context) }
         #expect(await waitUntil { fixture.reports.messages.first == "Waiting for /dev/dri/card0" })
@@ -76,7 +77,7 @@ struct ShippedPluginTests {
     @Test func waitNetworkSucceedsOnceTheLoopbackPortListens() async throws {
         let fixture = try PluginFixture()
         let listener = try LoopbackListener()
-        let plugin = ExternalPlugin(manifest: try Self.manifest("wait-network"), grace: .milliseconds(200))
+        let plugin = ExternalPlugin(manifest: try Self.manifest("wait-network"), grace: .milliseconds(200), environment: .ofThisProcess)
         let options: [String: JSONValue] = [
             "host": .string("127.0.0.1"), "port": .number(Double(listener.port)), "interval": .number(0.05),
         ]
@@ -94,7 +95,7 @@ struct ShippedPluginTests {
 
     @Test func waitNetworkRejectsHostWithoutPort() async throws {
         let fixture = try PluginFixture()
-        let plugin = ExternalPlugin(manifest: try Self.manifest("wait-network"), grace: .milliseconds(200))
+        let plugin = ExternalPlugin(manifest: try Self.manifest("wait-network"), grace: .milliseconds(200), environment: .ofThisProcess)
         let error = await #expect(throws: StepFailure.self) {
             try await plugin.run(fixture.context(step: "network", options: ["host": .string("127.0.0.1")]))
         }

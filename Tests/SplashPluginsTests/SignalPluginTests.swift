@@ -1,6 +1,7 @@
 import SplashCore
 import SplashPlugins
 import Testing
+import TestSupport
 
 @Suite("SignalBoard and the signal built-in", .timeLimit(.minutes(1)))
 struct SignalPluginTests {

@@ -44,11 +44,20 @@ final class PluginFixture: Sendable {
         return path
     }
 
-    /// An `ExternalPlugin` for the executable at `path`, with a short grace period.
-    func plugin(_ path: String, name: String = "test", grace: Duration = .milliseconds(200)) -> ExternalPlugin {
+    /// An `ExternalPlugin` for the executable at `path`, with a short grace period on `clock`,
+    /// inheriting this process's environment unless told otherwise.
+    func plugin(
+        _ path: String,
+        name: String = "test",
+        grace: Duration = .milliseconds(200),
+        environment: PluginEnvironment.Inherited = .ofThisProcess,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) -> ExternalPlugin {
         ExternalPlugin(
             manifest: PluginManifest(name: name, executable: path, manifestPath: "\(directory)/\(name).toml"),
-            grace: grace
+            grace: grace,
+            environment: environment,
+            clock: clock
         )
     }
 
@@ -69,4 +78,9 @@ final class PluginFixture: Sendable {
     func read(_ name: String) -> String? {
         try? String(contentsOfFile: path(name), encoding: .utf8)
     }
+}
+
+extension PluginEnvironment.Inherited {
+    /// The test process's environment, as the daemon passes its own.
+    static let ofThisProcess = PluginEnvironment.Inherited(ProcessInfo.processInfo.environment)
 }

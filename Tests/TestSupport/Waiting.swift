@@ -1,10 +1,10 @@
 import Synchronization
 
 /// The default bound on how long a test waits for an event.
-let eventDeadline: Duration = .seconds(10)
+public let eventDeadline: Duration = .seconds(10)
 
 /// Polls `condition` every 10 ms until it holds or `timeout` passes; whether it held.
-func waitUntil(
+public func waitUntil(
     timeout: Duration = eventDeadline,
     _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
@@ -18,8 +18,8 @@ func waitUntil(
 
 /// The result of `task`, or nil (after cancelling it) if it does not finish within `timeout`.
 ///
-/// Keeps a hanging plugin run from hanging the test run: the test fails instead.
-func result<Success: Sendable>(
+/// Keeps a hanging task (a plugin run, a request) from hanging the test run: the test fails instead.
+public func result<Success: Sendable>(
     of task: Task<Success, any Error>,
     within timeout: Duration = eventDeadline
 ) async -> Result<Success, any Error>? {
