@@ -52,7 +52,7 @@ public struct AuthRefreshPlugin: StepPlugin {
     /// Decides whether a user is signed in; see the type's table.
     public func run(_ context: StepContext) async throws -> Facts {
         let logger = context.logger
-        let options = HTTPPluginOptions(plugin: "auth-refresh", context.run.step.options)
+        let options = HTTPPluginOptions(plugin: BuiltinPlugin.authRefresh.name, context.run.step.options)
         if let session = options.values["session"], session.stringValue == nil, session != .null {
             throw options.failure("session", "a path string")
         }

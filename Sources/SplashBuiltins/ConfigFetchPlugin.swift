@@ -42,7 +42,7 @@ public struct ConfigFetchPlugin: StepPlugin {
 
     /// Fetches the config; see the type's description.
     public func run(_ context: StepContext) async throws -> Facts {
-        let options = HTTPPluginOptions(plugin: "config-fetch", context.run.step.options)
+        let options = HTTPPluginOptions(plugin: BuiltinPlugin.configFetch.name, context.run.step.options)
         let url = try options.string("url")
         let cache = ConfigFetchCache(path: device.resolve(try options.string("cache") ?? "config.json"))
         let defaults = try options.string("defaults").map(device.resolve)

@@ -26,10 +26,10 @@ public struct BuiltinServices: Sendable {
     /// The built-in plugins by name.
     public func plugins() -> [String: any StepPlugin] {
         [
-            "auth-refresh": AuthRefreshPlugin(device: device, http: http),
-            "config-fetch": ConfigFetchPlugin(device: device, http: http),
-            "launch-counter": LaunchCounterPlugin(device: device),
-            "quick-action": QuickActionPlugin(device: device, inbox: inbox),
+            BuiltinPlugin.authRefresh.name: AuthRefreshPlugin(device: device, http: http),
+            BuiltinPlugin.configFetch.name: ConfigFetchPlugin(device: device, http: http),
+            BuiltinPlugin.launchCounter.name: LaunchCounterPlugin(device: device),
+            BuiltinPlugin.quickAction.name: QuickActionPlugin(device: device, inbox: inbox),
         ]
     }
 
@@ -46,7 +46,7 @@ public struct BuiltinServices: Sendable {
     /// (its scheme, routes and actions table); nil when that step's router does not know it.
     /// Without a quick-action step, every input is passed on as it is.
     func event(for input: QuickInput, graph: StepGraph, logger: Logger) -> ServerMessage? {
-        guard let step = graph.steps.first(where: { $0.plugin == "quick-action" }) else {
+        guard let step = graph.steps.first(where: { $0.plugin == BuiltinPlugin.quickAction.name }) else {
             return Self.event(input, resolution: nil)
         }
         let router: QuickActionRouter
@@ -117,7 +117,7 @@ public struct BuiltinServices: Sendable {
     func shutdown() async { await http.shutdown() }
 
     private func sessionStore(_ graph: StepGraph) -> SessionStore? {
-        guard let step = graph.steps.first(where: { $0.plugin == "auth-refresh" }) else { return nil }
+        guard let step = graph.steps.first(where: { $0.plugin == BuiltinPlugin.authRefresh.name }) else { return nil }
         return SessionStore(path: AuthRefreshPlugin.sessionPath(options: step.options, device: device))
     }
 

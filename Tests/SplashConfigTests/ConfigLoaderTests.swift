@@ -182,7 +182,7 @@ import Testing
         // It passes the same validation as a file, with only built-in plugins known.
         let revalidated = try StepGraph(steps: config.graph.steps, isKnownPlugin: PluginCatalog().isKnown)
         #expect(revalidated == config.graph)
-        #expect(config.graph.steps.allSatisfy { BuiltinPlugins.names.contains($0.plugin) })
+        #expect(config.graph.steps.allSatisfy { BuiltinPlugin.names.contains($0.plugin) })
     }
 
     @Test func builtinPluginsAreAlwaysKnown() {
