@@ -1,3 +1,5 @@
+import SplashCore
+
 /// A quick action or deep link, as received.
 public enum QuickInput: Sendable, Equatable, Hashable {
     /// A quick action by name (`{"cmd":"action","name":"NAME"}`).
@@ -12,7 +14,7 @@ public enum QuickInput: Sendable, Equatable, Hashable {
         let trimmed = text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()
         guard !trimmed.isEmpty else { return nil }
         let value = String(trimmed)
-        self = QuickActionRouter.scheme(of: value) != nil ? .open(value) : .action(value)
+        self = RoutePath.scheme(of: value) != nil ? .open(value) : .action(value)
     }
 
     /// The action name or the URL.

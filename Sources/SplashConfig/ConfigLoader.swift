@@ -3,9 +3,10 @@ import SplashCore
 /// Reads the daemon's TOML configuration into a validated `DaemonConfig`.
 ///
 /// Every rejection is a `ConfigError` naming the file and, where it can be found, the line:
-/// TOML syntax errors, unknown keys (anywhere but inside `[step.options]`), wrong value types,
-/// bad durations and modes, missing step ids or plugins, and step graph problems (duplicate ids,
-/// unknown dependencies or plugins, cycles).
+/// TOML syntax errors, unknown keys (anywhere but inside an external plugin's `[step.options]`),
+/// wrong value types, bad durations and modes, missing step ids or plugins, bad options of a
+/// built-in plugin (read into `StepSpec.builtin` as the plugin would read them), and step graph
+/// problems (duplicate ids, unknown dependencies or plugins, cycles).
 public enum ConfigLoader {
     /// Where the daemon looks for its configuration.
     public static let defaultPath = "/etc/splashd/splashd.toml"

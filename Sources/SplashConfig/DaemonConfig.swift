@@ -45,11 +45,14 @@ public struct DaemonConfig: Sendable, Equatable {
         return DaemonConfig(settings: SplashSettings(), socket: SocketSettings(), graph: graph, source: embeddedSource)
     }
 
-    /// A step of the embedded default, named after its plugin.
+    /// A step of the embedded default: named after its plugin, with the plugin's default options.
     private static func defaultStep(
         _ plugin: BuiltinPlugin, after: [BuiltinPlugin] = [], critical: Bool = true, label: String? = nil
     ) -> StepSpec {
-        StepSpec(id: plugin.name, plugin: plugin.name, after: after.map(\.name), critical: critical, label: label)
+        StepSpec(
+            id: plugin.name, plugin: plugin.name, after: after.map(\.name), critical: critical, label: label,
+            builtin: .defaults(for: plugin)
+        )
     }
 }
 

@@ -54,8 +54,15 @@ enum StepReader {
             step.retry = try readRetry(retry)
         }
         step.label = try reader.string("label")
-        if let options = try reader.table("options") {
-            step.options = TOMLJSON.convert(options.table)
+        let options = try reader.table("options")
+        if let options { step.options = TOMLJSON.convert(options.table) }
+        if let builtin = BuiltinPlugin(rawValue: plugin) {
+            // Checked here, as the plugin would: `splashd check` rejects what a step would.
+            do {
+                step.builtin = try BuiltinOptions(plugin: builtin, options: step.options)
+            } catch {
+                throw (options ?? reader).error(at: options == nil ? nil : error.option, error.message)
+            }
         }
         return step
     }

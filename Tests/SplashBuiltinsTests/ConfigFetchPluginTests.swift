@@ -256,9 +256,9 @@ struct ConfigFetchPluginTests {
     func badOptionsFailForGood(name: String, value: JSONValue) async throws {
         try await AuthTestHarness.with { h in
             let failure = try #require(await AuthTestHarness.stepFailure { try await Self.run(h, Self.options(h, [name: value])) })
-            #expect(failure.code == "bad-option")
+            #expect(failure.code == "bad-options")
             #expect(!failure.retryable)
-            #expect(failure.message.contains("\"\(name)\""))
+            #expect(failure.message.hasPrefix("config-fetch: option '\(name)' "))
             #expect(h.server.requests.isEmpty)
         }
     }

@@ -148,9 +148,19 @@ import Testing
         #expect(rejection(text) == ConfigError(file: "splashd.toml", line: line, message: message))
     }
 
-    @Test func unknownKeysInsideOptionsAreFine() {
-        let text = "[[step]]\nid = \"a\"\nplugin = \"signal\"\n[step.options]\nanything = 1\nnested = { goes = true }\n"
-        #expect(rejection(text) == nil)
+    @Test func unknownKeysInsideAnExternalPluginsOptionsAreFine() {
+        let catalog = PluginCatalog(manifests: [
+            "wifi": PluginManifest(name: "wifi", executable: "/bin/true", manifestPath: "/x/wifi.toml")
+        ])
+        let text = "[[step]]\nid = \"a\"\nplugin = \"wifi\"\n[step.options]\nanything = 1\nnested = { goes = true }\n"
+        #expect(rejection(text, catalog: catalog) == nil)
+        // A built-in's are checked: signal takes none.
+        #expect(
+            rejection(text.replacing("\"wifi\"", with: "\"signal\""), catalog: catalog)
+                == ConfigError(
+                    file: "splashd.toml", line: 5, message: "step \"a\": unknown option 'anything' (it takes no options)"
+                )
+        )
     }
 
     @Test(arguments: [

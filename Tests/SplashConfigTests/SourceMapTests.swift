@@ -8,7 +8,7 @@ import Testing
         let text = """
             [[step]]
             id = "a"
-            plugin = "signal"
+            plugin = "ext"
             [step.options]
             script = \"\"\"
             [[step]]
@@ -35,7 +35,10 @@ import Testing
         #expect(!map.entries.contains { $0.line == 6 || $0.line == 7 || $0.line == 10 || $0.line == 12 || $0.line == 13 })
 
         #expect(throws: ConfigError(file: "f.toml", line: 19, message: "step \"b\" uses unknown plugin \"nope\"")) {
-            try ConfigLoader.parse(text, file: "f.toml", catalog: PluginCatalog())
+            try ConfigLoader.parse(
+                text, file: "f.toml",
+                catalog: PluginCatalog(manifests: ["ext": PluginManifest(name: "ext", executable: "/bin/true", manifestPath: "/x/ext.toml")])
+            )
         }
     }
 
