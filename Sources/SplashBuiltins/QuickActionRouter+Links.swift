@@ -6,7 +6,7 @@ extension QuickActionRouter {
     struct Link: Equatable {
         /// The link without query and fragment.
         var address: String
-        /// The route: `/` followed by the host (if any) and the path.
+        /// The route: the host (if any) and the path, without a leading `/` (`RoutePath`).
         var path: String
     }
 
@@ -17,20 +17,17 @@ extension QuickActionRouter {
         let end = rest.firstIndex { $0 == "?" || $0 == "#" } ?? rest.endIndex
         let hierarchy = rest[..<end]
         let address = String(url[..<end])
-        var path: String
+        var written = hierarchy
         if hierarchy.hasPrefix("//") {
-            let authorityAndPath = hierarchy.dropFirst(2)
-            let slash = authorityAndPath.firstIndex(of: "/") ?? authorityAndPath.endIndex
-            let host = authorityAndPath[..<slash]
+            // The host is the first segment; after an empty host the path follows.
+            written = hierarchy.dropFirst(2)
+            let host = written.prefix { $0 != "/" }
             guard !host.contains("@"), !host.contains(":") else { return nil }
-            path = host.isEmpty ? String(authorityAndPath[slash...]) : "/" + authorityAndPath
-        } else if hierarchy.hasPrefix("/") {
-            path = String(hierarchy)
-        } else {
+        } else if !hierarchy.hasPrefix("/") {
             return nil
         }
-        if path.isEmpty { path = "/" }
-        if path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        var path = RoutePath.normalized(String(written))
+        if path.hasSuffix("/") { path.removeLast() }
         guard RoutePath.problem(with: path) == nil else { return nil }
         return Link(address: address, path: path)
     }

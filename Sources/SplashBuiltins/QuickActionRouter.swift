@@ -3,11 +3,13 @@ public import SplashCore
 /// Decides where a quick action or deep link goes, from a `quick-action` step's checked options
 /// (`QuickActionOptions`: `scheme`, `routes`, `actions`; routes follow `RoutePath`).
 ///
-/// How a link maps to a route: `kiosk://orders/42` → `/orders/42` (the host is the first path
-/// segment, as in mobile deep links); `kiosk:///orders/42` and `kiosk:/orders/42` → the same;
-/// `kiosk://` → `/`. The query and fragment are not used for routing and are left out of the
-/// resolution (they may carry tokens). Userinfo, ports, empty, `.` or `..` segments, spaces and
-/// other characters not allowed in a URL path make a link unknown.
+/// How a link maps to a route: the path is what follows `scheme://`, without query, fragment or a
+/// leading `/` (SPEC §7): `shipthatapp://pokedex` → `pokedex`, `kiosk://orders/42` → `orders/42`
+/// (the host is the first segment, as in mobile deep links); `kiosk:///orders/42` and
+/// `kiosk:/orders/42` → the same; one trailing `/` is dropped; `kiosk://` is the root, `""`. The
+/// query and fragment are not used for routing and are left out of the resolution (they may carry
+/// tokens). Userinfo, ports, empty, `.` or `..` segments, spaces and other characters not allowed
+/// in a URL path make a link unknown.
 ///
 /// The daemon uses the router after `finished` too, to accept or refuse `action` / `open`
 /// commands and to broadcast the accepted ones.

@@ -3,12 +3,13 @@
 /// | option | type | default |
 /// |---|---|---|
 /// | `scheme` | a URL scheme such as `"kiosk"`, compared case-insensitively | none: no deep link is accepted |
-/// | `routes` | list of `RoutePath` patterns; needs `scheme` | `[]` |
+/// | `routes` | list of `RoutePath` patterns (`"pokedex"`, `"orders/*"`); needs `scheme` | `[]` |
 /// | `actions` | table: action name → `{ route, sheet }`, at least one of the two | `{}` |
 /// | `spool` | directory, relative to the state directory | `spool` |
 ///
-/// Action routes follow `RoutePath` too, and need not be listed in `routes`. Action names are
-/// non-empty, without spaces or `:` (a name with a scheme would read as a link).
+/// A leading `/` in a listed path or an action route is accepted and dropped (`RoutePath`).
+/// Action routes need not be listed in `routes`. Action names are non-empty, without spaces or
+/// `:` (a name with a scheme would read as a link).
 public struct QuickActionOptions: BuiltinPluginOptions {
     /// Where a quick action goes.
     public struct Target: Sendable, Equatable {
@@ -28,7 +29,7 @@ public struct QuickActionOptions: BuiltinPluginOptions {
 
     /// The deep-link scheme, lowercased; nil when links are not accepted.
     public var scheme: String?
-    /// The accepted link paths, as `RoutePath` patterns.
+    /// The accepted link paths, as normalized `RoutePath` patterns (no leading `/`).
     public var routes: [String]
     /// The quick actions by name.
     public var actions: [String: Target]
@@ -59,9 +60,10 @@ public struct QuickActionOptions: BuiltinPluginOptions {
         case nil: break
         case .array(let items)?:
             for item in items {
-                guard case .string(let route) = item else {
+                guard case .string(let written) = item else {
                     throw .option("routes", "must be a list of paths, not contain \(OptionError.show(item))")
                 }
+                let route = RoutePath.normalized(written)
                 if let problem = RoutePath.problem(withPattern: route) {
                     throw .option("routes", "has a bad path \(OptionError.show(item)): \(problem)")
                 }
@@ -71,7 +73,7 @@ public struct QuickActionOptions: BuiltinPluginOptions {
                 throw .option("routes", "needs option 'scheme' (the scheme of the deep links)")
             }
         case let other?:
-            throw .option("routes", "must be a list of paths such as [\"/orders\", \"/orders/*\"], not \(OptionError.show(other))")
+            throw .option("routes", "must be a list of paths such as [\"pokedex\", \"orders/*\"], not \(OptionError.show(other))")
         }
         switch reader["actions"] {
         case nil: break
@@ -105,9 +107,10 @@ public struct QuickActionOptions: BuiltinPluginOptions {
         var target = Target()
         switch fields["route"] {
         case nil: break
-        case .string(let route)? where RoutePath.problem(with: route) == nil: target.route = route
+        case .string(let route)? where RoutePath.problem(with: RoutePath.normalized(route)) == nil:
+            target.route = RoutePath.normalized(route)
         case let other?:
-            let why = other.stringValue.flatMap { RoutePath.problem(with: $0) } ?? "not a string"
+            let why = other.stringValue.flatMap { RoutePath.problem(with: RoutePath.normalized($0)) } ?? "not a string"
             throw .option(option, "entry '\(name)' has a bad route \(OptionError.show(other)): \(why)")
         }
         switch fields["sheet"] {

@@ -1,17 +1,26 @@
 /// The grammar of deep-link routes, shared by the config check and the quick-action router.
 ///
-/// A route is an absolute URL path (`/orders/42`). A `routes` pattern is a route, matched exactly,
-/// or a route followed by `/*`, matching everything below it (`/orders/*` matches `/orders/42`
-/// and `/orders/42/items`, not `/orders`); `/*` alone matches every route but `/`. Routes are
-/// case-sensitive, do not end with `/` (but for `/` itself), and have no empty, `.` or `..`
-/// segment; their characters are those of a URL path, with `%` only before two hex digits.
+/// A route is a URL path without its leading `/`, as SPEC §7 writes them: `shipthatapp://pokedex`
+/// routes to `pokedex`, `kiosk://orders/42` to `orders/42`; `""` is the root. Paths listed in
+/// `routes` and action routes are read with `normalized(_:)`, so a leading `/` is accepted and
+/// ignored (`"/orders/*"` is `"orders/*"`).
+///
+/// A `routes` pattern is a route, matched exactly, or a route followed by `/*`, matching
+/// everything below it (`orders/*` matches `orders/42` and `orders/42/items`, not `orders`); `*`
+/// alone matches every route but the root. Routes are case-sensitive, do not end with `/`, and
+/// have no empty, `.` or `..` segment; their characters are those of a URL path, with `%` only
+/// before two hex digits.
 public enum RoutePath {
-    /// Why `path` is not a usable route; nil when it is.
+    /// `text` without one leading `/`: how listed paths and action routes are read.
+    public static func normalized(_ text: String) -> String {
+        text.hasPrefix("/") ? String(text.dropFirst()) : text
+    }
+
+    /// Why `path` (normalized) is not a usable route; nil when it is.
     public static func problem(with path: String) -> String? {
-        guard path.hasPrefix("/") else { return "it must start with '/'" }
-        if path == "/" { return nil }
+        if path.isEmpty { return nil }
         if path.hasSuffix("/") { return "it must not end with '/'" }
-        for segment in path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst() {
+        for segment in path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
             if segment.isEmpty { return "it has an empty segment ('//')" }
             if segment.elementsEqual(".".utf8) || segment.elementsEqual("..".utf8) { return "it has a '.' or '..' segment" }
             var bytes = segment.makeIterator()
@@ -28,16 +37,18 @@ public enum RoutePath {
         return nil
     }
 
-    /// Why `pattern` is not a usable `routes` entry; nil when it is.
+    /// Why `pattern` (normalized) is not a usable `routes` entry; nil when it is.
     public static func problem(withPattern pattern: String) -> String? {
+        if pattern == "*" { return nil }
         let base = pattern.hasSuffix("/*") ? String(pattern.dropLast(2)) : pattern
-        if base.contains("*") { return "'*' is only supported as a whole last segment ('/orders/*')" }
-        if pattern.hasSuffix("/*") && base.isEmpty { return nil }
+        if base.contains("*") { return "'*' is only supported as a whole last segment ('orders/*')" }
+        if pattern.hasSuffix("/*") && base.isEmpty { return "it has an empty segment ('//')" }
         return problem(with: base)
     }
 
-    /// Whether route `path` matches the `routes` entry `pattern`.
+    /// Whether route `path` matches the (normalized) `routes` entry `pattern`.
     public static func matches(_ path: String, pattern: String) -> Bool {
+        if pattern == "*" { return !path.isEmpty }
         if pattern.hasSuffix("/*") {
             let prefix = pattern.dropLast()
             return path.count > prefix.count && path.hasPrefix(prefix)
