@@ -226,6 +226,23 @@ import Testing
         )
     }
 
+    @Test func aDottedRetryKeyIsLocated() {
+        #expect(
+            rejection("[[step]]\nid = \"a\"\nplugin = \"signal\"\nretry . attempts = 0\n")
+                == ConfigError(
+                    file: "splashd.toml", line: 4,
+                    message: "step \"a\": retry.attempts must be at least 1 (it counts the first try)"
+                )
+        )
+    }
+
+    @Test func stepsAsAnInlineArrayAreLocatedByElement() {
+        let text = "\n\nstep = [\n  { id = \"a\", plugin = \"signal\" },\n  { id = \"a\", plugin = \"signal\" },\n]\n"
+        #expect(rejection(text) == ConfigError(file: "splashd.toml", line: 5, message: "duplicate step id \"a\""))
+        let missing = "step = [\n  { id = \"a\", plugin = \"signal\" },\n  { plugin = \"signal\" },\n]\n"
+        #expect(rejection(missing) == ConfigError(file: "splashd.toml", line: 3, message: "step #2: missing required key \"id\""))
+    }
+
     @Test func retryAttemptsMustBePositive() {
         #expect(
             rejection("[[step]]\nid = \"a\"\nplugin = \"signal\"\nretry = { attempts = 0 }\n")
