@@ -7,8 +7,9 @@ public import SplashPlugins
 
 /// The `auth-refresh` built-in: is a user signed in, refreshing the session's tokens if needed.
 ///
-/// Options: `token_url`, `client_id`, `session` (default `session.json` in the state
-/// directory), `skew` (default `"60s"`), `request_timeout` (default `"5s"`).
+/// Options: `AuthRefreshOptions` (`token_url`, `client_id`, `session` (default `session.json` in
+/// the state directory), `skew` (default `"60s"`), `request_timeout` (default `"5s"`)), read
+/// from the step's parsed options.
 ///
 /// | session file | what happens | facts |
 /// |---|---|---|
@@ -45,22 +46,15 @@ public struct AuthRefreshPlugin: StepPlugin {
     }
 
     /// The session file for a step's options: `session` resolved in the state directory.
-    public static func sessionPath(options: [String: JSONValue], device: DeviceState) -> String {
-        device.resolve(options["session"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? "session.json")
+    public static func sessionPath(options: AuthRefreshOptions, device: DeviceState) -> String {
+        device.resolve(options.session)
     }
 
     /// Decides whether a user is signed in; see the type's table.
     public func run(_ context: StepContext) async throws -> Facts {
         let logger = context.logger
-        let options = HTTPPluginOptions(plugin: "auth-refresh", context.run.step.options)
-        if let session = options.values["session"], session.stringValue == nil, session != .null {
-            throw options.failure("session", "a path string")
-        }
-        let tokenURL = try options.string("token_url")
-        let clientID = try options.string("client_id")
-        let skew = try options.duration("skew", default: .seconds(60))
-        let timeout = try options.duration("request_timeout", default: .seconds(5))
-        let store = SessionStore(path: Self.sessionPath(options: options.values, device: device))
+        let options = try context.run.step.builtinOptions(AuthRefreshOptions.self)
+        let store = SessionStore(path: Self.sessionPath(options: options, device: device))
 
         let stored: Session?
         do {
@@ -74,11 +68,11 @@ public struct AuthRefreshPlugin: StepPlugin {
             return Self.facts(authenticated: false, firstLaunch: !device.hasFinishedLaunch)
         }
         let now = self.now()
-        if session.isValid(at: now, beyond: Int64(skew.seconds.rounded(.up))) {
+        if session.isValid(at: now, beyond: Int64(options.skew.seconds.rounded(.up))) {
             logger.info("access token valid until \(session.expiresAt): signed in")
             return Self.facts(authenticated: true, user: session.user)
         }
-        guard let tokenURL else {
+        guard let tokenURL = options.tokenURL else {
             let valid = session.isValid(at: now)
             logger.notice(
                 "access token \(valid ? "expires soon" : "expired") and no token_url to refresh it: \(valid ? "signed in" : "signed out")"
@@ -89,8 +83,8 @@ public struct AuthRefreshPlugin: StepPlugin {
         context.report(.message("Signing in"))
         let endpoint = AuthTokenEndpoint(
             url: tokenURL,
-            clientID: clientID,
-            fetch: HTTPFetch(client: http.client, timeout: timeout, maxBytes: AuthTokenEndpoint.replyLimit)
+            clientID: options.clientID,
+            fetch: HTTPFetch(client: http.client, timeout: options.requestTimeout, maxBytes: AuthTokenEndpoint.replyLimit)
         )
         switch try await endpoint.refresh(session.refreshToken) {
         case .granted(let grant):

@@ -7,10 +7,10 @@ public import SplashPlugins
 
 /// The `config-fetch` built-in: the app's remote config, fetched, cached, or from bundled defaults.
 ///
-/// Options: `url` (`http://`, `https://` or `file:///path`), `cache` (default `config.json` in
-/// the state directory; its ETag is kept in `<cache>.etag`), `defaults` (a bundled JSON file;
-/// optional), `max_bytes` (default 1 MiB), `request_timeout` (default `"5s"`). Relative paths
-/// are resolved in the state directory.
+/// Options: `ConfigFetchOptions`, read from the step's parsed options: `url` (`http://`,
+/// `https://` or `file:///path`), `cache` (default `config.json` in the state directory; its ETag
+/// is kept in `<cache>.etag`), `defaults` (a bundled JSON file; optional), `max_bytes` (default
+/// 1 MiB), `request_timeout` (default `"5s"`). Relative paths are resolved in the state directory.
 ///
 /// A config must be a JSON object. GET `url` with `If-None-Match` from the cached ETag:
 /// - 200 with a JSON object of at most `max_bytes` → stored atomically with its ETag: `source: "network"`;
@@ -30,9 +30,6 @@ public struct ConfigFetchPlugin: StepPlugin {
     let device: DeviceState
     let http: SharedHTTPClient
 
-    /// The `max_bytes` default: 1 MiB.
-    public static let defaultMaxBytes = 1 << 20
-
     /// Creates the plugin for the device's state directory, sending requests with `http`'s
     /// client (created at the first request).
     public init(device: DeviceState, http: SharedHTTPClient) {
@@ -42,26 +39,21 @@ public struct ConfigFetchPlugin: StepPlugin {
 
     /// Fetches the config; see the type's description.
     public func run(_ context: StepContext) async throws -> Facts {
-        let options = HTTPPluginOptions(plugin: "config-fetch", context.run.step.options)
-        let url = try options.string("url")
-        let cache = ConfigFetchCache(path: device.resolve(try options.string("cache") ?? "config.json"))
-        let defaults = try options.string("defaults").map(device.resolve)
-        let maxBytes = try options.positiveInteger("max_bytes", default: Self.defaultMaxBytes)
-        let timeout = try options.duration("request_timeout", default: .seconds(5))
-        var attempt = Attempt(cache: cache, defaults: defaults, maxBytes: maxBytes, logger: context.logger)
+        let options = try context.run.step.builtinOptions(ConfigFetchOptions.self)
+        let cache = ConfigFetchCache(path: device.resolve(options.cache))
+        var attempt = Attempt(
+            cache: cache, defaults: options.defaults.map(device.resolve), maxBytes: options.maxBytes, logger: context.logger
+        )
 
-        guard let url else {
+        guard let url = options.url else {
             return try attempt.fallBack(offline: false, reason: "no url")
         }
-        let lowered = url.lowercased()
-        if lowered.hasPrefix("file://") {
+        // The options allow only http, https and file URLs.
+        if url.lowercased().hasPrefix("file://") {
             return try attempt.readFile(url: url)
         }
-        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
-            throw options.failure("url", "an http://, https:// or file:// URL")
-        }
         context.report(.message("Loading configuration"))
-        let fetch = HTTPFetch(client: http.client, timeout: timeout, maxBytes: maxBytes)
+        let fetch = HTTPFetch(client: http.client, timeout: options.requestTimeout, maxBytes: options.maxBytes)
         return try await attempt.fetch(url: url, with: fetch)
     }
 

@@ -30,7 +30,7 @@ public struct LaunchCounterPlugin: StepPlugin {
 
     /// Counts this launch if it qualifies and says whether to prompt for a review.
     public func run(_ context: StepContext) async throws -> Facts {
-        let options = try LaunchCounterOptions(options: context.run.step.options)
+        let options = try context.run.step.builtinOptions(LaunchCounterOptions.self)
         let store = LaunchCounterStore(path: device.resolve(options.file))
         let logger = context.logger
         let launch = context.run.launch

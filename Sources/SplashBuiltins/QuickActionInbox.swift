@@ -1,4 +1,5 @@
 import Synchronization
+import SplashCore
 
 /// A quick action or deep link, as received.
 public enum QuickInput: Sendable, Equatable, Hashable {
@@ -14,7 +15,7 @@ public enum QuickInput: Sendable, Equatable, Hashable {
         let trimmed = text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()
         guard !trimmed.isEmpty else { return nil }
         let value = String(trimmed)
-        self = QuickActionRouter.scheme(of: value) != nil ? .open(value) : .action(value)
+        self = RoutePath.scheme(of: value) != nil ? .open(value) : .action(value)
     }
 
     /// The action name or the URL.

@@ -4,8 +4,8 @@ public import SplashPlugins
 
 /// The `quick-action` built-in: the pending quick action or deep link for this launch.
 ///
-/// Options: those of `QuickActionRouter` (`scheme`, `routes`, `actions`) and `spool`, a
-/// directory (default `spool` in the state directory). Unknown options fail the step for good.
+/// Options: `QuickActionOptions`, read from the step's parsed options: `scheme`, `routes`,
+/// `actions` (the router's) and `spool`, a directory (default `spool` in the state directory).
 ///
 /// At each run the plugin takes every spool file (each holds one action name or URL, trimmed; it
 /// is read, then removed — see `QuickActionSpool`), then drains the inbox: commands received while
@@ -26,11 +26,6 @@ public struct QuickActionPlugin: StepPlugin {
     public let inbox: QuickActionInbox
     private let ledger: QuickActionLedger
 
-    /// The option names this plugin knows.
-    public static let knownOptions: Set<String> = QuickActionRouter.routerOptions.union(["spool"])
-    /// The spool directory used when `spool` is not set, relative to the state directory.
-    public static let defaultSpool = "spool"
-
     /// Creates the plugin reading the spool under `device`'s state directory and commands from `inbox`.
     public init(device: DeviceState, inbox: QuickActionInbox) {
         self.device = device
@@ -40,33 +35,13 @@ public struct QuickActionPlugin: StepPlugin {
 
     /// Takes the pending inputs and returns the winner's action, route and sheet.
     public func run(_ context: StepContext) async throws -> Facts {
-        let options = context.run.step.options
+        let options = try context.run.step.builtinOptions(QuickActionOptions.self)
         let logger = context.logger
-        if let unknown = options.keys.filter({ !Self.knownOptions.contains($0) }).sorted().first {
-            throw StepFailure(
-                code: .badOptions,
-                message: "quick-action: unknown option '\(unknown)' (known: \(Self.knownOptions.sorted().joined(separator: ", ")))",
-                retryable: false
-            )
-        }
-        let router: QuickActionRouter
-        do {
-            router = try QuickActionRouter(options: options)
-        } catch {
-            throw error.stepFailure
-        }
-        let spoolPath: String
-        switch options["spool"] {
-        case nil: spoolPath = device.resolve(Self.defaultSpool)
-        case .string(let value)? where !value.isEmpty: spoolPath = device.resolve(value)
-        case let other?:
-            throw QuickActionRouter.OptionError(option: "spool", message: "must be a directory path, not \(QuickActionRouter.show(other))").stepFailure
-        }
-
-        let spool = QuickActionSpool(directory: spoolPath)
+        let router = QuickActionRouter(options: options)
+        let spool = QuickActionSpool(directory: device.resolve(options.spool))
         let taken = spool.take(ignoring: ledger.ignored(logger: logger), logger: logger)
         ledger.ignore(taken.unremovable, logger: logger)
-        let commands = await inbox.drain()
+        let commands = inbox.drain()
         let all = ledger.take(launch: context.run.launch, spool: taken.entries, commands: commands)
 
         let candidates = all.spool.compactMap(\.input) + all.commands

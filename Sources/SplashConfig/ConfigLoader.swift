@@ -3,9 +3,10 @@ import SplashCore
 /// Reads the daemon's TOML configuration into a validated `DaemonConfig`.
 ///
 /// Every rejection is a `ConfigError` naming the file and, where it can be found, the line:
-/// TOML syntax errors, unknown keys (anywhere but inside `[step.options]`), wrong value types,
-/// bad durations and modes, missing step ids or plugins, and step graph problems (duplicate ids,
-/// unknown dependencies or plugins, cycles).
+/// TOML syntax errors, unknown keys (anywhere but inside an external plugin's `[step.options]`),
+/// wrong value types, bad durations and modes, missing step ids or plugins, bad options of a
+/// built-in plugin (read into `StepSpec.builtin` as the plugin would read them), and step graph
+/// problems (duplicate ids, unknown dependencies or plugins, cycles).
 public enum ConfigLoader {
     /// Where the daemon looks for its configuration.
     public static let defaultPath = "/etc/splashd/splashd.toml"
@@ -26,7 +27,7 @@ public enum ConfigLoader {
         let steps = try StepReader.readAll(root, catalog: catalog)
         let graph: StepGraph
         do {
-            graph = try StepGraph(steps: steps, isKnownPlugin: catalog.isKnown)
+            graph = try StepGraph(steps: steps.map(\.spec), isKnownPlugin: catalog.isKnown)
         } catch {
             throw locate(error, steps: steps, in: root)
         }
@@ -112,18 +113,18 @@ public enum ConfigLoader {
     }
 
     /// Turns a graph problem into a message at the line of the step's offending key.
-    private static func locate(_ problem: StepGraph.Problem, steps: [StepSpec], in root: TableReader) -> ConfigError {
+    private static func locate(_ problem: StepGraph.Problem, steps: [StepReader.Entry], in root: TableReader) -> ConfigError {
         let key: String
-        var index = problem.step.flatMap { id in steps.firstIndex { $0.id == id } }
+        var index = problem.step.flatMap { id in steps.firstIndex { $0.spec.id == id } }
         switch problem {
         case .duplicateID(let id):
             key = "id"
-            index = steps.indices.filter { steps[$0].id == id }.dropFirst().first ?? index
+            index = steps.indices.filter { steps[$0].spec.id == id }.dropFirst().first ?? index
         case .unknownDependency, .cycle: key = "after"
         case .unknownPlugin: key = "plugin"
         case .emptyID: key = "id"
         }
-        let line = index.flatMap { root.map.line(of: ["step", key], element: $0) }
+        let line = index.map { steps[$0].reader.lineOf(key) } ?? root.lineOf("step")
         return ConfigError(file: root.file, line: line, message: problem.description)
     }
 }

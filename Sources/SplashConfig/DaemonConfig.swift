@@ -31,18 +31,28 @@ public struct DaemonConfig: Sendable, Equatable {
     /// `launch-counter` (after `auth-refresh`) and `quick-action` are not.
     public static func embeddedDefault() -> DaemonConfig {
         let steps = [
-            StepSpec(id: "auth-refresh", plugin: "auth-refresh", label: "Signing in"),
-            StepSpec(id: "config-fetch", plugin: "config-fetch", label: "Loading configuration"),
-            StepSpec(id: "launch-counter", plugin: "launch-counter", after: ["auth-refresh"], critical: false),
-            StepSpec(id: "quick-action", plugin: "quick-action", critical: false),
+            defaultStep(.authRefresh, label: "Signing in"),
+            defaultStep(.configFetch, label: "Loading configuration"),
+            defaultStep(.launchCounter, after: [.authRefresh], critical: false),
+            defaultStep(.quickAction, critical: false),
         ]
         let graph: StepGraph
         do {
-            graph = try StepGraph(steps: steps, isKnownPlugin: BuiltinPlugins.names.contains)
+            graph = try StepGraph(steps: steps, isKnownPlugin: BuiltinPlugin.names.contains)
         } catch {
             preconditionFailure("the embedded default step graph is invalid: \(error)")
         }
         return DaemonConfig(settings: SplashSettings(), socket: SocketSettings(), graph: graph, source: embeddedSource)
+    }
+
+    /// A step of the embedded default: named after its plugin, with the plugin's default options.
+    private static func defaultStep(
+        _ plugin: BuiltinPlugin, after: [BuiltinPlugin] = [], critical: Bool = true, label: String? = nil
+    ) -> StepSpec {
+        StepSpec(
+            id: plugin.name, plugin: plugin.name, after: after.map(\.name), critical: critical, label: label,
+            builtin: .defaults(for: plugin)
+        )
     }
 }
 

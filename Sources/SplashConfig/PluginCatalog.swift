@@ -28,7 +28,7 @@ public struct PluginCatalog: Sendable, Equatable {
 
     /// Whether steps may use `plugin`: a built-in or a manifest's name.
     public func isKnown(_ plugin: String) -> Bool {
-        BuiltinPlugins.names.contains(plugin) || manifests[plugin] != nil
+        BuiltinPlugin.names.contains(plugin) || manifests[plugin] != nil
     }
 
     /// Reads the `*.toml` manifests of `directories`, in order.

@@ -2,11 +2,17 @@ import SplashCore
 
 /// Reads the `[[step]]` entries of a config into `StepSpec`s.
 enum StepReader {
+    /// A step as read, with the reader of its table, to locate problems found later.
+    struct Entry {
+        var spec: StepSpec
+        var reader: TableReader
+    }
+
     static let keys: Set<String> = ["id", "plugin", "after", "critical", "timeout", "retry", "label", "options"]
     static let retryKeys: Set<String> = ["attempts", "backoff"]
 
     /// Reads the root's `step` value, which must be an array of tables.
-    static func readAll(_ root: TableReader, catalog: PluginCatalog) throws(ConfigError) -> [StepSpec] {
+    static func readAll(_ root: TableReader, catalog: PluginCatalog) throws(ConfigError) -> [Entry] {
         guard let value = root.table["step"] else { return [] }
         guard let array = value.array else {
             if value.type == .table {
@@ -14,16 +20,15 @@ enum StepReader {
             }
             throw root.wrongType("step", value, expected: .array, of: .table)
         }
-        var steps: [StepSpec] = []
+        var steps: [Entry] = []
         for (index, element) in array.enumerated() {
             guard let table = element.table else {
-                throw ConfigError(
-                    file: root.file, line: root.map.line(of: ["step"], element: index),
-                    message: "wrong type for step #\(index + 1): expected a table, found \(element.type.withArticle)"
+                throw root.error(
+                    at: "step", "wrong type for step #\(index + 1): expected a table, found \(element.type.withArticle)"
                 )
             }
-            var reader = TableReader(table: table, file: root.file, map: root.map, path: ["step"], element: index)
-            steps.append(try read(&reader, number: index + 1, catalog: catalog))
+            var reader = TableReader(table: table, file: root.file, line: table.line ?? root.lineOf("step"))
+            steps.append(Entry(spec: try read(&reader, number: index + 1, catalog: catalog), reader: reader))
         }
         return steps
     }
@@ -54,8 +59,15 @@ enum StepReader {
             step.retry = try readRetry(retry)
         }
         step.label = try reader.string("label")
-        if let options = try reader.table("options") {
-            step.options = TOMLJSON.convert(options.table)
+        let options = try reader.table("options")
+        if let options { step.options = TOMLJSON.convert(options.table) }
+        if let builtin = BuiltinPlugin(rawValue: plugin) {
+            // Checked here, as the plugin would: `splashd check` rejects what a step would.
+            do {
+                step.builtin = try BuiltinOptions(plugin: builtin, options: step.options)
+            } catch {
+                throw (options ?? reader).error(at: options == nil ? nil : error.option, error.message)
+            }
         }
         return step
     }

@@ -7,11 +7,8 @@ import SplashCore
 struct TableReader {
     let table: TOMLTable
     let file: String
-    let map: SourceMap
-    /// The table's key path in the file: `[]` for the root, `["splash"]`, `["step", "retry"]`.
-    let path: [String]
-    /// The array-of-tables element the table belongs to (the step's index).
-    var element: Int?
+    /// Where the table is written (its header, or the key that holds it); nil for the root.
+    let line: Int?
     var prefix = ""
     var suffix = ""
     /// Put before key names in messages, `"retry."` for a step's retry table.
@@ -28,14 +25,14 @@ struct TableReader {
                 message: "TOML syntax error: \(error.description) (column \(error.column))"
             )
         }
-        return TableReader(table: table, file: file, map: SourceMap(text), path: [])
+        return TableReader(table: table, file: file, line: nil)
     }
 
     /// The reader of the table at `key`, or `nil` when the key is absent.
     func table(_ key: String, suffix: String? = nil, showKeyAsPrefix: Bool = false) throws(ConfigError) -> TableReader? {
         guard let value = table[key] else { return nil }
         guard let nested = value.table else { throw wrongType(key, value, expected: .table) }
-        var reader = TableReader(table: nested, file: file, map: map, path: path + [key], element: element)
+        var reader = TableReader(table: nested, file: file, line: lineOf(key))
         reader.prefix = prefix
         reader.suffix = suffix ?? self.suffix
         reader.keyPrefix = showKeyAsPrefix ? keyPrefix + key + "." : keyPrefix
@@ -98,9 +95,9 @@ struct TableReader {
         return strings
     }
 
-    /// The line of `key` in this table (or of the nearest enclosing written key or header).
+    /// The line of `key` in this table, or of the table itself when the key is not written.
     func lineOf(_ key: String?) -> Int? {
-        map.line(of: key.map { path + [$0] } ?? path, element: element)
+        key.flatMap(table.line(of:)) ?? line
     }
 
     /// A located error about `key` (or the table itself), with the reader's prefix.

@@ -8,7 +8,7 @@ public struct Destination: Sendable, Equatable {
     }
 
     public var screen: Screen
-    /// A deep-link target, e.g. `orders/42`.
+    /// A deep-link target, e.g. `orders/42` (a path without its leading `/`, see `RoutePath`).
     public var route: String?
     /// A modal to open over the screen, e.g. from a quick action.
     public var sheet: String?

@@ -22,7 +22,9 @@ public struct StepSpec: Sendable, Equatable {
     /// Unique id of the step within the graph.
     public var id: String
     /// The plugin that does the work (built-in or external).
-    public var plugin: String
+    public var plugin: String {
+        didSet { if plugin != oldValue { builtin = nil } }
+    }
     /// Ids this step depends on.
     public var after: [String]
     /// A critical step must succeed before the splash is dismissed.
@@ -32,8 +34,15 @@ public struct StepSpec: Sendable, Equatable {
     public var retry: RetryPolicy
     /// What a renderer may show while the step runs.
     public var label: String?
-    /// Handed to the plugin as-is.
-    public var options: [String: JSONValue]
+    /// The step's `[step.options]` as written: external plugins get them as `SPLASHD_OPTIONS`.
+    public var options: [String: JSONValue] {
+        didSet { if options != oldValue { builtin = nil } }
+    }
+    /// The checked options of a built-in plugin, read from `options` by the config loader.
+    ///
+    /// Nil for an external plugin, or a step built without them; changing `plugin` or `options`
+    /// clears it. Being derived from those two, it is not part of `==`.
+    public var builtin: BuiltinOptions?
 
     /// The per-attempt time limit used when neither the step nor the plugin manifest sets one.
     public static let defaultTimeout: Duration = .seconds(30)
@@ -46,7 +55,8 @@ public struct StepSpec: Sendable, Equatable {
         timeout: Duration = StepSpec.defaultTimeout,
         retry: RetryPolicy = RetryPolicy(),
         label: String? = nil,
-        options: [String: JSONValue] = [:]
+        options: [String: JSONValue] = [:],
+        builtin: BuiltinOptions? = nil
     ) {
         self.id = id
         self.plugin = plugin
@@ -56,5 +66,14 @@ public struct StepSpec: Sendable, Equatable {
         self.retry = retry
         self.label = label
         self.options = options
+        self.builtin = builtin
+    }
+
+    /// Whether two steps are configured the same; `builtin` is left out, as it follows from
+    /// `plugin` and `options`.
+    public static func == (lhs: StepSpec, rhs: StepSpec) -> Bool {
+        lhs.id == rhs.id && lhs.plugin == rhs.plugin && lhs.after == rhs.after && lhs.critical == rhs.critical
+            && lhs.timeout == rhs.timeout && lhs.retry == rhs.retry && lhs.label == rhs.label
+            && lhs.options == rhs.options
     }
 }

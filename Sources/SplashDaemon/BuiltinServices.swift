@@ -26,10 +26,10 @@ public struct BuiltinServices: Sendable {
     /// The built-in plugins by name.
     public func plugins() -> [String: any StepPlugin] {
         [
-            "auth-refresh": AuthRefreshPlugin(device: device, http: http),
-            "config-fetch": ConfigFetchPlugin(device: device, http: http),
-            "launch-counter": LaunchCounterPlugin(device: device),
-            "quick-action": QuickActionPlugin(device: device, inbox: inbox),
+            BuiltinPlugin.authRefresh.name: AuthRefreshPlugin(device: device, http: http),
+            BuiltinPlugin.configFetch.name: ConfigFetchPlugin(device: device, http: http),
+            BuiltinPlugin.launchCounter.name: LaunchCounterPlugin(device: device),
+            BuiltinPlugin.quickAction.name: QuickActionPlugin(device: device, inbox: inbox),
         ]
     }
 
@@ -43,17 +43,17 @@ public struct BuiltinServices: Sendable {
     func launchStarted() { inbox.reset() }
 
     /// The event for an `action` / `open` after `finished`, routed by `graph`'s quick-action step
-    /// (its scheme, routes and actions table); nil when that step's router does not know it.
+    /// (its parsed scheme, routes and actions); nil when that step's router does not know it.
     /// Without a quick-action step, every input is passed on as it is.
     func event(for input: QuickInput, graph: StepGraph, logger: Logger) -> ServerMessage? {
-        guard let step = graph.steps.first(where: { $0.plugin == "quick-action" }) else {
+        guard let step = graph.steps.first(where: { $0.plugin == BuiltinPlugin.quickAction.name }) else {
             return Self.event(input, resolution: nil)
         }
         let router: QuickActionRouter
         do {
-            router = try QuickActionRouter(options: step.options)
+            router = QuickActionRouter(options: try step.builtinOptions(QuickActionOptions.self))
         } catch {
-            logger.error("\(error)")
+            logger.error("\(error.message)")
             return nil
         }
         guard let resolution = router.resolve(input) else {
@@ -79,7 +79,8 @@ public struct BuiltinServices: Sendable {
 
     /// Stores the session the app hands over with `sign-in`, where `graph`'s auth-refresh step reads it.
     func signIn(_ json: [String: JSONValue], graph: StepGraph, logger: Logger) -> Result<Void, ProtocolError> {
-        guard let store = sessionStore(graph) else { return .failure(Self.noAuthStep) }
+        let store: SessionStore
+        do { store = try sessionStore(graph).get() } catch { return .failure(error) }
         let session: Session
         do {
             session = try Session(json: json)
@@ -98,7 +99,8 @@ public struct BuiltinServices: Sendable {
 
     /// Removes the stored session (`sign-out`).
     func signOut(graph: StepGraph, logger: Logger) -> Result<Void, ProtocolError> {
-        guard let store = sessionStore(graph) else { return .failure(Self.noAuthStep) }
+        let store: SessionStore
+        do { store = try sessionStore(graph).get() } catch { return .failure(error) }
         do {
             try store.remove()
         } catch {
@@ -116,9 +118,17 @@ public struct BuiltinServices: Sendable {
 
     func shutdown() async { await http.shutdown() }
 
-    private func sessionStore(_ graph: StepGraph) -> SessionStore? {
-        guard let step = graph.steps.first(where: { $0.plugin == "auth-refresh" }) else { return nil }
-        return SessionStore(path: AuthRefreshPlugin.sessionPath(options: step.options, device: device))
+    /// The session file of `graph`'s auth-refresh step, from its parsed options.
+    private func sessionStore(_ graph: StepGraph) -> Result<SessionStore, ProtocolError> {
+        guard let step = graph.steps.first(where: { $0.plugin == BuiltinPlugin.authRefresh.name }) else {
+            return .failure(Self.noAuthStep)
+        }
+        do {
+            let options = try step.builtinOptions(AuthRefreshOptions.self)
+            return .success(SessionStore(path: AuthRefreshPlugin.sessionPath(options: options, device: device)))
+        } catch {
+            return .failure(ProtocolError(code: .unavailable, message: error.message))
+        }
     }
 
     private static let noAuthStep = ProtocolError(

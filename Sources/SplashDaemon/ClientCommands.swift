@@ -18,7 +18,7 @@ struct ClientCommands: Sendable {
         guard let spec = graph[step] else {
             return .failure(ProtocolError(code: .unknownStep, message: "no step \"\(step)\" in this graph"))
         }
-        guard let board = plugins.signalBoard, spec.plugin == PluginRegistry.signalPluginName else {
+        guard let board = plugins.signalBoard, spec.plugin == BuiltinPlugin.signal.name else {
             return .failure(
                 ProtocolError(code: .notASignalStep, message: "step \"\(step)\" uses plugin \(spec.plugin), not signal")
             )

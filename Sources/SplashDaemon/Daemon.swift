@@ -80,7 +80,7 @@ public enum Daemon {
         let board = SignalBoard()
         var plugins: [String: any StepPlugin] = builtins?.plugins() ?? [:]
         let inherited = PluginEnvironment.Inherited(environment)
-        plugins[PluginRegistry.signalPluginName] = SignalPlugin(board: board)
+        plugins[BuiltinPlugin.signal.name] = SignalPlugin(board: board)
         for (name, manifest) in catalog.manifests.sorted(by: { $0.key < $1.key }) {
             guard plugins[name] == nil else {
                 logger.warning("plugin manifest \(manifest.manifestPath) is shadowed by the built-in plugin \(name)")

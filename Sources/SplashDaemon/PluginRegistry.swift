@@ -1,3 +1,4 @@
+import SplashCore
 public import SplashPlugins
 
 /// Completes `signal` steps: the part of the signal plugin the socket's `complete` command reaches.
@@ -11,7 +12,7 @@ public protocol SignalCompleting: Sendable {
 /// The plugins a daemon can run, by name.
 public struct PluginRegistry: Sendable {
     /// The name of the built-in plugin that waits for a client's `complete`.
-    public static let signalPluginName = "signal"
+    public static let signalPluginName = BuiltinPlugin.signal.name
 
     private var plugins: [String: any StepPlugin]
     /// Where `complete` commands go, when the registry has the signal plugin.

@@ -258,9 +258,12 @@ struct AuthRefreshPluginTests {
     @Test func sessionOptionIsResolvedInTheStateDirectory() async throws {
         try await AuthTestHarness.with { h in
             let options: [String: JSONValue] = ["session": "auth/session.json"]
-            #expect(AuthRefreshPlugin.sessionPath(options: options, device: h.device) == h.directory.file("auth/session.json"))
-            #expect(AuthRefreshPlugin.sessionPath(options: [:], device: h.device) == h.directory.file("session.json"))
-            #expect(AuthRefreshPlugin.sessionPath(options: ["session": "/etc/s.json"], device: h.device) == "/etc/s.json")
+            func path(_ options: [String: JSONValue]) throws -> String {
+                AuthRefreshPlugin.sessionPath(options: try AuthRefreshOptions(options: options), device: h.device)
+            }
+            #expect(try path(options) == h.directory.file("auth/session.json"))
+            #expect(try path([:]) == h.directory.file("session.json"))
+            #expect(try path(["session": "/etc/s.json"]) == "/etc/s.json")
 
             try h.directory.write("auth/session.json", #"{"access_token": "a", "refresh_token": "r", "expires_at": \#(AuthTestHarness.unixNow() + 3600)}"#)
             let facts = try await Self.run(h, options)
@@ -282,7 +285,7 @@ struct AuthRefreshPluginTests {
             let failure = try #require(await AuthTestHarness.stepFailure { try await Self.run(h, Self.options(h, [name: value])) })
             #expect(failure.code == .badOptions)
             #expect(!failure.retryable)
-            #expect(failure.message.contains("\"\(name)\""))
+            #expect(failure.message.hasPrefix("auth-refresh: option '\(name)' "))
             #expect(h.server.requests.isEmpty)
         }
     }

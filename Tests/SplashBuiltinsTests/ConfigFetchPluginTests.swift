@@ -258,7 +258,7 @@ struct ConfigFetchPluginTests {
             let failure = try #require(await AuthTestHarness.stepFailure { try await Self.run(h, Self.options(h, [name: value])) })
             #expect(failure.code == .badOptions)
             #expect(!failure.retryable)
-            #expect(failure.message.contains("\"\(name)\""))
+            #expect(failure.message.hasPrefix("config-fetch: option '\(name)' "))
             #expect(h.server.requests.isEmpty)
         }
     }

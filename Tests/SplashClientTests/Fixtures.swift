@@ -51,7 +51,7 @@ enum Fixtures {
                 .init(id: "auth-refresh", status: .succeeded, attempt: 2, durationMs: 61_000, label: "Signing in"),
             ],
             error: nil,
-            destination: Destination(screen: .home, route: "/orders/42", sheet: nil, reviewPrompt: true)
+            destination: Destination(screen: .home, route: "orders/42", sheet: nil, reviewPrompt: true)
         )
     }
 }

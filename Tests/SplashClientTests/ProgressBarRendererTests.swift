@@ -26,9 +26,9 @@ import Testing
         #expect(ProgressBarRenderer.lines(error, width: 10)[1] == "  Unable to connect  [retry, continue-offline]")
         let finished = StateMessage(
             seq: 4, launch: "L", phase: .finished, slow: false, progress: 1, message: nil, elapsedMs: 10, steps: [],
-            error: nil, destination: Destination(screen: .home, route: "/orders/1")
+            error: nil, destination: Destination(screen: .home, route: "orders/1")
         )
-        #expect(ProgressBarRenderer.lines(finished, width: 4) == ["[████] 100%  finished  10ms", "  -> home /orders/1"])
+        #expect(ProgressBarRenderer.lines(finished, width: 4) == ["[████] 100%  finished  10ms", "  -> home orders/1"])
     }
 
     @Test func rewindMovesUpAndClears() {

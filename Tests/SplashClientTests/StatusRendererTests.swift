@@ -42,7 +42,7 @@ import Testing
             config-fetch  succeeded  1        1.4s      Loading settings
             auth-refresh  succeeded  2        61s       Signing in
 
-            destination: home  route: /orders/42  sheet: -  review prompt: yes
+            destination: home  route: orders/42  sheet: -  review prompt: yes
 
             """)
     }
@@ -65,7 +65,7 @@ import Testing
             == "error  30%  slow  Unable to connect  [config-fetch succeeded, auth-refresh failed #3, prefetch skipped]  actions: retry, continue-offline")
         #expect(StatusRenderer.watchLine(Fixtures.dismissing()) == "dismissing  100%  [config-fetch succeeded]")
         #expect(StatusRenderer.watchLine(Fixtures.finished())
-            == "finished  100%  [config-fetch succeeded, auth-refresh succeeded #2]  -> home /orders/42 review-prompt")
+            == "finished  100%  [config-fetch succeeded, auth-refresh succeeded #2]  -> home orders/42 review-prompt")
     }
 
     @Test func watchLineOfAFreshLaunchHasNoStepList() {

@@ -36,10 +36,6 @@ import Testing
             label = "Loading configuration"
             [step.options]
             url = "https://example.invalid/config.json"
-            headers = { accept = "application/json", "x-tries" = 2 }
-            mirrors = ["a", "b"]
-            weights = [1, 2.5, true, { deep = [[]] }]
-            since = 2024-05-01
 
             [[step]]
             id = "wifi"
@@ -47,6 +43,11 @@ import Testing
             critical = false
             [step.retry]
             attempts = 5
+            [step.options]        # an external plugin's options are its own business
+            headers = { accept = "application/json", "x-tries" = 2 }
+            mirrors = ["a", "b"]
+            weights = [1, 2.5, true, { deep = [[]] }]
+            since = 2024-05-01
 
             [[step]]
             id = "launch"
@@ -66,8 +67,7 @@ import Testing
                 )
         )
         #expect(config.socket == SocketSettings(path: "/run/splashd/test.sock", mode: 0o640, controlGroup: "kiosk"))
-        let options: [String: JSONValue] = [
-            "url": .string("https://example.invalid/config.json"),
+        let wifiOptions: [String: JSONValue] = [
             "headers": .object(["accept": .string("application/json"), "x-tries": .number(2)]),
             "mirrors": .array([.string("a"), .string("b")]),
             "weights": .array([.number(1), .number(2.5), .bool(true), .object(["deep": .array([.array([])])])]),
@@ -78,12 +78,12 @@ import Testing
                 StepSpec(
                     id: "config-fetch", plugin: "config-fetch", after: [], critical: true, timeout: .seconds(5),
                     retry: .init(attempts: 3, backoff: .milliseconds(100)), label: "Loading configuration",
-                    options: options
+                    options: ["url": .string("https://example.invalid/config.json")]
                 ),
                 // No timeout of its own: the manifest's 20s applies.
                 StepSpec(
                     id: "wifi", plugin: "wifi-wait", critical: false, timeout: .seconds(20),
-                    retry: .init(attempts: 5, backoff: .milliseconds(200))
+                    retry: .init(attempts: 5, backoff: .milliseconds(200)), options: wifiOptions
                 ),
                 StepSpec(
                     id: "launch", plugin: "signal", after: ["config-fetch", "wifi"], timeout: StepSpec.defaultTimeout,
@@ -92,6 +92,10 @@ import Testing
             ]
         )
         #expect(config.graph.order == [0, 1, 2])
+        // The built-ins' options are read with the file; an external plugin's are not.
+        var fetch = ConfigFetchOptions()
+        fetch.url = "https://example.invalid/config.json"
+        #expect(config.graph.steps.map(\.builtin) == [.configFetch(fetch), nil, .signal])
     }
 
     @Test func emptyFileGivesDefaults() throws {
@@ -179,10 +183,11 @@ import Testing
                 StepSpec(id: "quick-action", plugin: "quick-action", critical: false),
             ]
         )
+        #expect(config.graph.steps.map(\.builtin) == BuiltinPlugin.allCases.dropLast().map(BuiltinOptions.defaults(for:)))
         // It passes the same validation as a file, with only built-in plugins known.
         let revalidated = try StepGraph(steps: config.graph.steps, isKnownPlugin: PluginCatalog().isKnown)
         #expect(revalidated == config.graph)
-        #expect(config.graph.steps.allSatisfy { BuiltinPlugins.names.contains($0.plugin) })
+        #expect(config.graph.steps.allSatisfy { BuiltinPlugin.names.contains($0.plugin) })
     }
 
     @Test func builtinPluginsAreAlwaysKnown() {

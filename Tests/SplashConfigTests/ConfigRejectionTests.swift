@@ -148,9 +148,19 @@ import Testing
         #expect(rejection(text) == ConfigError(file: "splashd.toml", line: line, message: message))
     }
 
-    @Test func unknownKeysInsideOptionsAreFine() {
-        let text = "[[step]]\nid = \"a\"\nplugin = \"signal\"\n[step.options]\nanything = 1\nnested = { goes = true }\n"
-        #expect(rejection(text) == nil)
+    @Test func unknownKeysInsideAnExternalPluginsOptionsAreFine() {
+        let catalog = PluginCatalog(manifests: [
+            "wifi": PluginManifest(name: "wifi", executable: "/bin/true", manifestPath: "/x/wifi.toml")
+        ])
+        let text = "[[step]]\nid = \"a\"\nplugin = \"wifi\"\n[step.options]\nanything = 1\nnested = { goes = true }\n"
+        #expect(rejection(text, catalog: catalog) == nil)
+        // A built-in's are checked: signal takes none.
+        #expect(
+            rejection(text.replacing("\"wifi\"", with: "\"signal\""), catalog: catalog)
+                == ConfigError(
+                    file: "splashd.toml", line: 5, message: "step \"a\": unknown option 'anything' (it takes no options)"
+                )
+        )
     }
 
     @Test(arguments: [
@@ -214,6 +224,23 @@ import Testing
             rejection("[[step]]\nid = \"\"\nplugin = \"signal\"\n")
                 == ConfigError(file: "splashd.toml", line: 2, message: "step #1: id must not be empty")
         )
+    }
+
+    @Test func aDottedRetryKeyIsLocated() {
+        #expect(
+            rejection("[[step]]\nid = \"a\"\nplugin = \"signal\"\nretry . attempts = 0\n")
+                == ConfigError(
+                    file: "splashd.toml", line: 4,
+                    message: "step \"a\": retry.attempts must be at least 1 (it counts the first try)"
+                )
+        )
+    }
+
+    @Test func stepsAsAnInlineArrayAreLocatedByElement() {
+        let text = "\n\nstep = [\n  { id = \"a\", plugin = \"signal\" },\n  { id = \"a\", plugin = \"signal\" },\n]\n"
+        #expect(rejection(text) == ConfigError(file: "splashd.toml", line: 5, message: "duplicate step id \"a\""))
+        let missing = "step = [\n  { id = \"a\", plugin = \"signal\" },\n  { plugin = \"signal\" },\n]\n"
+        #expect(rejection(missing) == ConfigError(file: "splashd.toml", line: 3, message: "step #2: missing required key \"id\""))
     }
 
     @Test func retryAttemptsMustBePositive() {

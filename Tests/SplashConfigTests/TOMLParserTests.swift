@@ -1,4 +1,5 @@
 @testable import SplashConfig
+import SplashCore
 import Testing
 
 @Suite struct TOMLParserTests {
@@ -70,6 +71,95 @@ import Testing
         } catch {
             #expect(error.line == line, "\(text)")
             #expect(error.message.hasPrefix(message), "\(error.message)")
+        }
+    }
+
+    /// The parser records where each key, header and inline table is, for messages.
+    @Test func linesOfKeysTablesAndElements() throws {
+        let table = try TOMLTable(string: """
+            [ "splash" ]
+            'min_display' = "1s"
+            [[ step ]]
+            retry . attempts = 0
+            after = [
+              "a",
+            ]
+            [step.options]
+            url = "x"
+
+            [[step]]
+            id = "b"
+            inline = [{ a = 1 },
+              { b = 2 }]
+            [x.y]
+            [x]
+            """)
+        #expect(table.line == nil)
+        #expect(table.line(of: "splash") == 1)
+        let splash = try #require(table["splash"]?.table)
+        #expect(splash.line == 1)
+        #expect(splash.line(of: "min_display") == 2)
+        #expect(splash.line(of: "timeout") == nil)
+        #expect(table.line(of: "step") == 3)  // an array of tables: its first header
+        let steps = try #require(table["step"]?.array).compactMap { $0.table }
+        #expect(steps.map(\.line) == [3, 11])
+        #expect(steps[0].line(of: "retry") == 4)  // a dotted key names the table
+        #expect(steps[0]["retry"]?.table?.line == 4)
+        #expect(steps[0]["retry"]?.table?.line(of: "attempts") == 4)
+        #expect(steps[0].line(of: "after") == 5)  // a value over several lines: where its key is
+        #expect(steps[0].line(of: "options") == 8)
+        #expect(steps[0]["options"]?.table?.line(of: "url") == 9)
+        #expect(steps[1].line(of: "id") == 12)
+        let inline = try #require(steps[1]["inline"]?.array).compactMap { $0.table }
+        #expect(inline.map(\.line) == [13, 14])
+        #expect(inline[1].line(of: "b") == 14)
+        // `[x.y]` names x; its own header `[x]` is where x is from then on.
+        #expect(table.line(of: "x") == 16)
+        #expect(table["x"]?.table?.line(of: "y") == 15)
+        // Lines are not part of equality.
+        var built = TOMLTable()
+        built.set("min_display", .string("1s"))
+        #expect(built == splash)
+    }
+
+    /// Multi-line strings, arrays and inline tables never look like headers or keys.
+    @Test func multiLineValuesDoNotLookLikeHeadersOrKeys() throws {
+        let text = #"""
+            [[step]]
+            id = "a"
+            plugin = "ext"
+            [step.options]
+            script = """
+            [[step]]
+            id = "zzz"
+            """
+            literal = '''
+            plugin = "x" '''
+            matrix = [
+              [1, 2],
+              [3], # a comment with [[step]]
+            ]
+            "quoted key" = { inner = "}" }
+
+            [[step]]
+            id = "b"
+            plugin = "nope"
+            """#
+        let table = try TOMLTable(string: text)
+        let steps = try #require(table["step"]?.array).compactMap { $0.table }
+        #expect(steps.map(\.line) == [1, 17])
+        let options = try #require(steps[0]["options"]?.table)
+        #expect(options.keys == ["script", "literal", "matrix", "quoted key"])
+        #expect(options.line(of: "literal") == 9)
+        #expect(options.line(of: "matrix") == 11)
+        #expect(options.line(of: "quoted key") == 15)
+        #expect(steps[1].line(of: "plugin") == 19)
+
+        let catalog = PluginCatalog(manifests: [
+            "ext": PluginManifest(name: "ext", executable: "/bin/true", manifestPath: "/x/ext.toml")
+        ])
+        #expect(throws: ConfigError(file: "f.toml", line: 19, message: "step \"b\" uses unknown plugin \"nope\"")) {
+            try ConfigLoader.parse(text, file: "f.toml", catalog: catalog)
         }
     }
 

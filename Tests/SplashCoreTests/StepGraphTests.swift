@@ -53,7 +53,7 @@ import Testing
         #expect(Destination.decide(from: ["authenticated": false, "first_launch": true]).screen == .onboarding)
         #expect(Destination.decide(from: ["authenticated": false, "first_launch": false]).screen == .login)
         #expect(Destination.decide(from: [:]).screen == .home)
-        let d = Destination.decide(from: ["authenticated": true, "route": "/orders/42", "sheet": "feedback", "review_prompt": true])
-        #expect(d == Destination(screen: .home, route: "/orders/42", sheet: "feedback", reviewPrompt: true))
+        let d = Destination.decide(from: ["authenticated": true, "route": "orders/42", "sheet": "feedback", "review_prompt": true])
+        #expect(d == Destination(screen: .home, route: "orders/42", sheet: "feedback", reviewPrompt: true))
     }
 }

@@ -3,10 +3,12 @@
 /// booleans, and dates and times (kept as text). Written for the daemon's config and plugin
 /// manifests; it keeps the daemon free of Foundation and C++.
 struct TOMLParser {
-    private let bytes: [UInt8]
-    private var index = 0
-    private var line = 1
-    private var lineStart = 0
+    // Internal, not private: the lexing in TOMLParser+Lexing.swift reads and moves them.
+    let bytes: [UInt8]
+    var index = 0
+    /// The 1-based line `index` is on.
+    var line = 1
+    var lineStart = 0
 
     init(_ text: String) { bytes = Array(text.utf8) }
 
@@ -14,9 +16,23 @@ struct TOMLParser {
     private final class Box {
         var order: [String] = []
         var items: [String: Item] = [:]
+        /// The line each key was written on (a sub-table's: its header, or where it was first named).
+        var lines: [String: Int] = [:]
+        /// The line the table starts on; nil for the root.
+        var line: Int?
         var defined = false
         var inline = false
-        init(inline: Bool = false) { self.inline = inline }
+        init(line: Int?, inline: Bool = false) {
+            self.line = line
+            self.inline = inline
+        }
+
+        /// Adds `key`, first written on `line`.
+        func add(_ key: String, _ item: Item, line: Int) {
+            order.append(key)
+            items[key] = item
+            lines[key] = line
+        }
     }
 
     private enum Item {
@@ -26,7 +42,7 @@ struct TOMLParser {
     }
 
     mutating func parse() throws(TOMLParseError) -> TOMLTable {
-        let root = Box()
+        let root = Box(line: nil)
         var current = root
         while true {
             skipBlankAndComments()
@@ -44,6 +60,7 @@ struct TOMLParser {
     // MARK: Structure
 
     private mutating func header(_ root: Box) throws(TOMLParseError) -> Box {
+        let headerLine = line
         advance()
         let arrayOfTables = peek() == UInt8(ascii: "[")
         if arrayOfTables { advance() }
@@ -53,14 +70,13 @@ struct TOMLParser {
         try expect("]")
         if arrayOfTables { try expect("]") }
         var box = root
-        for part in path.dropLast() { box = try descend(box, part, viaHeader: true) }
+        for part in path.dropLast() { box = try descend(box, part, viaHeader: true, line: headerLine) }
         let last = path.last!
         if arrayOfTables {
-            let table = Box()
+            let table = Box(line: headerLine)
             switch box.items[last] {
             case nil:
-                box.order.append(last)
-                box.items[last] = .tables([table])
+                box.add(last, .tables([table]), line: headerLine)
             case .tables(let tables)?:
                 box.items[last] = .tables(tables + [table])
             default:
@@ -70,26 +86,27 @@ struct TOMLParser {
         }
         switch box.items[last] {
         case nil:
-            let table = Box()
+            let table = Box(line: headerLine)
             table.defined = true
-            box.order.append(last)
-            box.items[last] = .table(table)
+            box.add(last, .table(table), line: headerLine)
             return table
         case .table(let table)? where !table.defined && !table.inline:
+            // Named before by a dotted key or header; from now on it is where its header is.
             table.defined = true
+            table.line = headerLine
+            box.lines[last] = headerLine
             return table
         default:
             throw failure("table \(quoted(path)) is defined more than once")
         }
     }
 
-    /// The table at `part` inside `box`, created when missing.
-    private mutating func descend(_ box: Box, _ part: String, viaHeader: Bool) throws(TOMLParseError) -> Box {
+    /// The table at `part` inside `box`, created when missing (named on `line`).
+    private mutating func descend(_ box: Box, _ part: String, viaHeader: Bool, line: Int) throws(TOMLParseError) -> Box {
         switch box.items[part] {
         case nil:
-            let table = Box()
-            box.order.append(part)
-            box.items[part] = .table(table)
+            let table = Box(line: line)
+            box.add(part, .table(table), line: line)
             return table
         case .table(let table)?:
             guard !table.inline else { throw failure("inline table \"\(part)\" cannot be extended") }
@@ -102,6 +119,7 @@ struct TOMLParser {
     }
 
     private mutating func keyValue(into table: Box) throws(TOMLParseError) {
+        let keyLine = line
         let path = try key()
         skipSpaces()
         guard peek() == UInt8(ascii: "=") else { throw failure("expected \"=\" after the key \(quoted(path))") }
@@ -109,11 +127,10 @@ struct TOMLParser {
         skipSpaces()
         let value = try self.value()
         var box = table
-        for part in path.dropLast() { box = try descend(box, part, viaHeader: false) }
+        for part in path.dropLast() { box = try descend(box, part, viaHeader: false, line: keyLine) }
         let last = path.last!
         guard box.items[last] == nil else { throw failure("duplicate key \(quoted(path))") }
-        box.order.append(last)
-        box.items[last] = value
+        box.add(last, value, line: keyLine)
     }
 
     /// A dotted key: bare, "basic" or 'literal' parts.
@@ -199,8 +216,8 @@ struct TOMLParser {
     }
 
     private mutating func inlineTable() throws(TOMLParseError) -> Box {
+        let box = Box(line: line)
         advance()
-        let box = Box(inline: false)
         skipSpaces()
         if peek() == UInt8(ascii: "}") {
             advance()
@@ -274,188 +291,14 @@ struct TOMLParser {
         return Int(plain).map(TOMLValue.int)
     }
 
-    // MARK: Strings
-
-    private mutating func basicString(multiline: Bool) throws(TOMLParseError) -> String {
-        var out: [UInt8] = []
-        if multiline { skipFirstNewline() }
-        while true {
-            guard let byte = peek() else { throw failure("unterminated string") }
-            if byte == UInt8(ascii: "\"") {
-                if !multiline {
-                    advance()
-                    break
-                }
-                // `"""` ends the string; up to two quotes just before it belong to the string.
-                var quotes = 0
-                while index + quotes < bytes.count && bytes[index + quotes] == byte { quotes += 1 }
-                if quotes >= 3 {
-                    guard quotes <= 5 else { throw failure("too many quotes in a multi-line string") }
-                    out.append(contentsOf: repeatElement(byte, count: quotes - 3))
-                    index += quotes
-                    break
-                }
-                out.append(contentsOf: repeatElement(byte, count: quotes))
-                index += quotes
-            } else if byte == UInt8(ascii: "\\") {
-                advance()
-                guard let escape = peek() else { throw failure("unterminated string") }
-                if multiline && (escape == 0x0A || escape == 0x0D || escape == 0x20 || escape == 0x09) {
-                    // A line-ending backslash trims the newline and the whitespace after it.
-                    while let next = peek(), next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0D {
-                        if next == 0x0A { newline() } else { advance() }
-                    }
-                    continue
-                }
-                advance()
-                switch escape {
-                case UInt8(ascii: "b"): out.append(0x08)
-                case UInt8(ascii: "t"): out.append(0x09)
-                case UInt8(ascii: "n"): out.append(0x0A)
-                case UInt8(ascii: "f"): out.append(0x0C)
-                case UInt8(ascii: "r"): out.append(0x0D)
-                case UInt8(ascii: "e"): out.append(0x1B)
-                case UInt8(ascii: "\""): out.append(0x22)
-                case UInt8(ascii: "\\"): out.append(0x5C)
-                case UInt8(ascii: "u"), UInt8(ascii: "U"):
-                    let count = escape == UInt8(ascii: "u") ? 4 : 8
-                    guard index + count <= bytes.count,
-                        let code = UInt32(String(decoding: bytes[index..<index + count], as: UTF8.self), radix: 16),
-                        let scalar = Unicode.Scalar(code)
-                    else { throw failure("invalid unicode escape") }
-                    index += count
-                    out.append(contentsOf: Array(String(Character(scalar)).utf8))
-                default:
-                    throw failure("invalid escape \\\(describe(escape))")
-                }
-            } else if byte == 0x0A {
-                guard multiline else { throw failure("unterminated string") }
-                out.append(byte)
-                newline()
-            } else if byte < 0x20 && byte != 0x09 && byte != 0x0D {
-                throw failure("control character in a string")
-            } else {
-                out.append(byte)
-                advance()
-            }
-        }
-        guard let text = String(validating: out, as: UTF8.self) else { throw failure("a string is not valid UTF-8") }
-        return text
-    }
-
-    private mutating func literalString(multiline: Bool) throws(TOMLParseError) -> String {
-        if multiline { skipFirstNewline() }
-        let start = index
-        while true {
-            guard let byte = peek() else { throw failure("unterminated string") }
-            if byte == UInt8(ascii: "'") && (!multiline || starts(with: "'''")) {
-                var quotes = 1
-                if multiline { while index + quotes < bytes.count && bytes[index + quotes] == byte { quotes += 1 } }
-                guard quotes <= 5 else { throw failure("too many quotes in a multi-line string") }
-                let end = multiline ? index + quotes - 3 : index
-                let text = bytes[start..<end]
-                index += quotes
-                guard let string = String(validating: text, as: UTF8.self) else {
-                    throw failure("a string is not valid UTF-8")
-                }
-                return string
-            }
-            if byte == 0x0A {
-                guard multiline else { throw failure("unterminated string") }
-                newline()
-            } else {
-                advance()
-            }
-        }
-    }
-
-    private mutating func skipFirstNewline() {
-        if starts(with: "\r\n") {
-            index += 1
-        }
-        if peek() == 0x0A { newline() }
-    }
-
-    // MARK: Lexing
-
-    private func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
-    private mutating func advance() { index += 1 }
-    private mutating func newline() {
-        index += 1
-        line += 1
-        lineStart = index
-    }
-
-    private func starts(with text: StaticString) -> Bool {
-        let count = text.utf8CodeUnitCount
-        guard index + count <= bytes.count else { return false }
-        return text.withUTF8Buffer { Array($0) == Array(bytes[index..<index + count]) }
-    }
-
-    private mutating func expect(_ character: Unicode.Scalar) throws(TOMLParseError) {
-        guard peek() == UInt8(ascii: character) else { throw failure("expected \"\(character)\"") }
-        advance()
-    }
-
-    private mutating func skipSpaces() {
-        while let byte = peek(), byte == 0x20 || byte == 0x09 { advance() }
-    }
-
-    private mutating func skipComment() {
-        guard peek() == UInt8(ascii: "#") else { return }
-        while let byte = peek(), byte != 0x0A { advance() }
-    }
-
-    private mutating func skipBlankAndComments() {
-        while true {
-            skipSpaces()
-            skipComment()
-            if peek() == 0x0D { advance() }
-            guard peek() == 0x0A else { return }
-            newline()
-        }
-    }
-
-    /// After a key/value pair or a header: only a comment until the end of the line.
-    private mutating func endOfLine() throws(TOMLParseError) {
-        skipSpaces()
-        skipComment()
-        if peek() == 0x0D { advance() }
-        guard let byte = peek() else { return }
-        guard byte == 0x0A else { throw failure("expected the end of the line, found \(describe(byte))") }
-        newline()
-    }
-
-    private func failure(_ message: String) -> TOMLParseError {
-        TOMLParseError(line: line, column: index - lineStart + 1, message: message)
-    }
-
-    private func describe(_ byte: UInt8) -> String {
-        byte >= 0x21 && byte < 0x7F ? "\"\(Character(Unicode.Scalar(byte)))\"" : "byte 0x\(String(byte, radix: 16))"
-    }
-
-    private func quoted(_ path: [String]) -> String { "\"\(path.joined(separator: "."))\"" }
-
-    private static func isBareKey(_ byte: UInt8) -> Bool {
-        isDigit(byte) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
-            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-    }
-
-    private static func isScalar(_ byte: UInt8) -> Bool {
-        isBareKey(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":")
-    }
-
-    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool { isDigit(byte) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66) }
-
     private static func freeze(_ box: Box) -> TOMLTable {
-        var table = TOMLTable()
+        var table = TOMLTable(line: box.line)
         for key in box.order {
+            let line = box.lines[key]
             switch box.items[key]! {
-            case .value(let value): table.set(key, value)
-            case .table(let nested): table.set(key, .table(freeze(nested)))
-            case .tables(let tables): table.set(key, .array(tables.map { .table(freeze($0)) }))
+            case .value(let value): table.set(key, value, line: line)
+            case .table(let nested): table.set(key, .table(freeze(nested)), line: line)
+            case .tables(let tables): table.set(key, .array(tables.map { .table(freeze($0)) }), line: line)
             }
         }
         return table

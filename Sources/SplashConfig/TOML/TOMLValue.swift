@@ -45,12 +45,21 @@ indirect enum TOMLValue: Sendable, Equatable {
     }
 }
 
-/// A TOML table: its keys in the order they were written.
+/// A TOML table: its keys in the order they were written, and the lines they were written on.
+///
+/// Lines are where messages point: a key's line is that of the key (for a sub-table, its header,
+/// or the dotted key or header that first named it); a table's own `line` is its header, its
+/// `{`, or where it was first named. They are not part of `==`.
 struct TOMLTable: Sendable, Equatable, Sequence {
     private(set) var keys: [String] = []
     private var values: [String: TOMLValue] = [:]
+    private var lines: [String: Int] = [:]
+    /// The 1-based line the table starts on; nil for a document's root or a table built by hand.
+    private(set) var line: Int?
 
-    init() {}
+    init(line: Int? = nil) {
+        self.line = line
+    }
 
     /// Parses a TOML document.
     init(string text: String) throws(TOMLParseError) {
@@ -60,8 +69,16 @@ struct TOMLTable: Sendable, Equatable, Sequence {
 
     subscript(key: String) -> TOMLValue? { values[key] }
 
-    mutating func set(_ key: String, _ value: TOMLValue) {
+    /// The 1-based line `key` was written on, if it is in the table and was parsed.
+    func line(of key: String) -> Int? { lines[key] }
+
+    mutating func set(_ key: String, _ value: TOMLValue, line: Int? = nil) {
         if values.updateValue(value, forKey: key) == nil { keys.append(key) }
+        lines[key] = line
+    }
+
+    static func == (lhs: TOMLTable, rhs: TOMLTable) -> Bool {
+        lhs.keys == rhs.keys && lhs.values == rhs.values
     }
 
     func makeIterator() -> some IteratorProtocol<(String, TOMLValue)> {

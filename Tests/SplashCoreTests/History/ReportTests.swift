@@ -105,7 +105,7 @@ import Testing
         var routed = good
         routed.launch = "a1b2c3d4e5"
         routed.startedAtUnixMs = 951_782_400_123
-        routed.destination = Destination(screen: .login, route: "/orders/42")
+        routed.destination = Destination(screen: .login, route: "orders/42")
         let graph = try StepGraph(steps: [hstep("auth-refresh")])
         let broken = record(graph, launch: "dead") { _, _ in .fail(80, code: .network) }
         let stuck = broken
@@ -115,7 +115,7 @@ import Testing
         #expect(lines.count == 3)
         #expect(lines[0].hasPrefix("2024-05-01T09:30:00Z  6f1c2a3b  1.450s  home"))
         #expect(lines[0].hasSuffix("slowest config-fetch 900ms"))
-        #expect(lines[1].hasPrefix("2000-02-29T00:00:00Z  a1b2c3d4  1.450s  login /orders/42"))
+        #expect(lines[1].hasPrefix("2000-02-29T00:00:00Z  a1b2c3d4  1.450s  login orders/42"))
         #expect(lines[2].hasPrefix("2024-05-01T09:30:00Z  dead" + String(repeating: " ", count: 11) + "-  error network (auth-refresh)"))
         #expect(lines[2].hasSuffix("slowest auth-refresh 80ms"))
         let json = HistorySummary.json([good])

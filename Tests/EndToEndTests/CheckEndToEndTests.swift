@@ -1,0 +1,74 @@
+import Foundation
+import SplashClient
+import SplashCore
+import Testing
+import TestSupport
+
+/// `splashd check` refuses exactly what the daemon or a step would, and passes what they accept.
+@Suite struct CheckEndToEndTests {
+    /// SPEC §7's form of routes: the check passes it, and a launch routes the reference app's link.
+    @Test func specFormRoutesPassCheckAndRouteALaunch() throws {
+        let config = """
+            [splash]
+            min_display = "0ms"
+            exit_animation = "0ms"
+
+            [[step]]
+            id = "quick"
+            plugin = "quick-action"
+            critical = false
+            [step.options]
+            scheme = "shipthatapp"
+            routes = ["pokedex", "chat"]
+            """
+        let state = try TemporaryDirectory()
+        defer { state.remove() }
+        let path = try state.write("splashd.toml", config)
+        let check = try ProcessRunner.run(Binaries.splashd, ["check", "--config", path])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout.contains("OK, 1 steps"))
+
+        _ = try state.write("spool/link", "shipthatapp://pokedex\n")
+        let daemon = try DaemonProcess(config: config, stateDirectory: state.path)
+        let renderer = try BuiltinsEndToEndTests.Renderer(daemon)
+        let finished = try renderer.until(.finished)
+        #expect(finished.destination?.route == "pokedex", "\(daemon.log)")
+        #expect(finished.steps.first?.status == .succeeded)
+        // After finished, an `open` is routed the same way and broadcast.
+        let app = try daemon.connect()
+        #expect(try app.request(.open(url: "shipthatapp://chat?from=push")) == .ok(id: 1))
+        guard case .event(let name, let fields) = try renderer.connection.receive(timeout: .seconds(10)) else {
+            Issue.record("no event")
+            return
+        }
+        #expect(name == "open")
+        #expect(fields["route"] == "chat")
+        #expect(fields["url"] == "shipthatapp://chat")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// A bad option of a built-in plugin fails the check at the option's line, naming the step and
+    /// the option: the daemon would fail that step.
+    @Test func aBadBuiltinOptionFailsTheCheckAtItsLine() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = try dir.write("bad.toml", """
+            [[step]]
+            id = "quick"
+            plugin = "quick-action"
+            [step.options]
+            scheme = "kiosk"
+
+            routes = ["orders/*", "help desk"]
+            """)
+        let result = try ProcessRunner.run(Binaries.splashd, ["check", "--config", path])
+        #expect(result.status == 78)
+        #expect(
+            result.stderr.contains(
+                "\(path):7: step \"quick\": option 'routes' has a bad path \"help desk\": it has a character not allowed in a URL path"
+            ),
+            "\(result.stderr)"
+        )
+        #expect(result.stdout.isEmpty)
+    }
+}
