@@ -37,13 +37,10 @@ import TestSupport
         // After finished, an `open` is routed the same way and broadcast.
         let app = try daemon.connect()
         #expect(try app.request(.open(url: "shipthatapp://chat?from=push")) == .ok(id: 1))
-        guard case .event(let name, let fields) = try renderer.connection.receive(timeout: .seconds(10)) else {
-            Issue.record("no event")
-            return
-        }
-        #expect(name == "open")
-        #expect(fields["route"] == "chat")
-        #expect(fields["url"] == "shipthatapp://chat")
+        let event = try #require(try renderer.nextEvent())
+        #expect(event.name == "open")
+        #expect(event.fields["route"] == "chat")
+        #expect(event.fields["url"] == "shipthatapp://chat")
         #expect(daemon.stop() == 0)
     }
 
