@@ -19,20 +19,22 @@ public enum ConfigLoader {
     /// Parses and validates the config text `text`; `file` is used in messages and as `source`.
     ///
     /// `catalog` decides which plugin names are known and supplies manifest default timeouts.
+    /// Every problem found is reported, not only the first: each section and each step is checked
+    /// on its own (the first problem of each), and the graph of the steps that could be read.
     public static func parse(_ text: String, file: String, catalog: PluginCatalog) throws(ConfigError) -> DaemonConfig {
         let root = try TableReader.parse(text, file: file)
-        try root.checkKeys(topLevelKeys)
-        let settings = try readSplash(root.table("splash", suffix: " in [splash]"))
-        let socket = try readSocket(root.table("socket", suffix: " in [socket]"))
-        let steps = try StepReader.readAll(root, catalog: catalog)
-        let graph: StepGraph
-        do {
-            graph = try StepGraph(steps: steps.map(\.spec), isKnownPlugin: catalog.isKnown)
-        } catch {
-            throw locate(error, steps: steps, in: root)
+        var problems: [ConfigError.Problem] = []
+        problems.collect(try root.checkKeys(topLevelKeys))
+        let settings = problems.collect(try readSplash(root.table("splash", suffix: " in [splash]")))
+        let socket = problems.collect(try readSocket(root.table("socket", suffix: " in [socket]")))
+        let daemon = problems.collect(try readDaemon(root.table("daemon", suffix: " in [daemon]")))
+        let (steps, unread) = StepReader.readAll(root, catalog: catalog, problems: &problems)
+        let graph = checkGraph(steps, unread: unread, catalog: catalog, root: root, problems: &problems)
+        guard problems.isEmpty, let settings, let socket, let daemon, let graph else {
+            throw ConfigError(problems: problems)
         }
         var config = DaemonConfig(settings: settings, socket: socket, graph: graph, source: file)
-        config.daemon = try readDaemon(root.table("daemon", suffix: " in [daemon]"))
+        config.daemon = daemon
         return config
     }
 
@@ -112,19 +114,36 @@ public enum ConfigLoader {
         return socket
     }
 
-    /// Turns a graph problem into a message at the line of the step's offending key.
-    private static func locate(_ problem: StepGraph.Problem, steps: [StepReader.Entry], in root: TableReader) -> ConfigError {
+    /// The graph of the steps read, or nil after adding its problems (or when there were
+    /// problems before) to `problems`. A dependency on a step in `unread` (one that could not be
+    /// read, already reported) is not a problem of its own.
+    private static func checkGraph(
+        _ steps: [StepReader.Entry], unread: Set<String>, catalog: PluginCatalog, root: TableReader,
+        problems: inout [ConfigError.Problem]
+    ) -> StepGraph? {
+        let specs = steps.map(\.spec)
+        for (index, problem) in StepGraph.problems(in: specs, isKnownPlugin: catalog.isKnown) {
+            if case .unknownDependency(_, let dependency) = problem, unread.contains(dependency) { continue }
+            problems.append(locate(problem, in: steps[index], file: root.file))
+        }
+        guard problems.isEmpty else { return nil }
+        do {
+            return try StepGraph(steps: specs, isKnownPlugin: catalog.isKnown)
+        } catch {
+            // Not expected: init throws the first of the problems listed above, and there were none.
+            problems.append(ConfigError.Problem(file: root.file, message: error.description))
+            return nil
+        }
+    }
+
+    /// A graph problem as a message at the line of the step's offending key.
+    private static func locate(_ problem: StepGraph.Problem, in step: StepReader.Entry, file: String) -> ConfigError.Problem {
         let key: String
-        var index = problem.step.flatMap { id in steps.firstIndex { $0.spec.id == id } }
         switch problem {
-        case .duplicateID(let id):
-            key = "id"
-            index = steps.indices.filter { steps[$0].spec.id == id }.dropFirst().first ?? index
+        case .duplicateID, .emptyID: key = "id"
         case .unknownDependency, .cycle: key = "after"
         case .unknownPlugin: key = "plugin"
-        case .emptyID: key = "id"
         }
-        let line = index.map { steps[$0].reader.lineOf(key) } ?? root.lineOf("step")
-        return ConfigError(file: root.file, line: line, message: problem.description)
+        return ConfigError.Problem(file: file, line: step.reader.lineOf(key), message: problem.description)
     }
 }

@@ -11,26 +11,40 @@ enum StepReader {
     static let keys: Set<String> = ["id", "plugin", "after", "critical", "timeout", "retry", "label", "options"]
     static let retryKeys: Set<String> = ["attempts", "backoff"]
 
-    /// Reads the root's `step` value, which must be an array of tables.
-    static func readAll(_ root: TableReader, catalog: PluginCatalog) throws(ConfigError) -> [Entry] {
-        guard let value = root.table["step"] else { return [] }
+    /// Reads the root's `step` value, which must be an array of tables, adding the problems of
+    /// each step to `problems` (the first of each: a bad step does not stop the others).
+    ///
+    /// Returns the steps that could be read, and the ids of those that could not (as written), so
+    /// that a dependency on one of them is not reported again.
+    static func readAll(
+        _ root: TableReader, catalog: PluginCatalog, problems: inout [ConfigError.Problem]
+    ) -> (steps: [Entry], unread: Set<String>) {
+        guard let value = root.table["step"] else { return ([], []) }
         guard let array = value.array else {
             if value.type == .table {
-                throw root.error(at: "step", "\"step\" must be an array of tables: write [[step]], not [step]")
+                problems += root.error(at: "step", "\"step\" must be an array of tables: write [[step]], not [step]").problems
+            } else {
+                problems += root.wrongType("step", value, expected: .array, of: .table).problems
             }
-            throw root.wrongType("step", value, expected: .array, of: .table)
+            return ([], [])
         }
         var steps: [Entry] = []
+        var unread: Set<String> = []
         for (index, element) in array.enumerated() {
             guard let table = element.table else {
-                throw root.error(
+                problems += root.error(
                     at: "step", "wrong type for step #\(index + 1): expected a table, found \(element.type.withArticle)"
-                )
+                ).problems
+                continue
             }
             var reader = TableReader(table: table, file: root.file, line: table.line ?? root.lineOf("step"))
-            steps.append(Entry(spec: try read(&reader, number: index + 1, catalog: catalog), reader: reader))
+            if let spec = problems.collect(try read(&reader, number: index + 1, catalog: catalog)) {
+                steps.append(Entry(spec: spec, reader: reader))
+            } else if let id = table["id"]?.string {
+                unread.insert(id)
+            }
         }
-        return steps
+        return (steps, unread)
     }
 
     /// Reads one step; `number` is its 1-based position, for messages before its id is known.

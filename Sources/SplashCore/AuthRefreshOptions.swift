@@ -15,11 +15,15 @@ public struct AuthRefreshOptions: BuiltinPluginOptions {
     /// The session file used when `session` is not set.
     public static let defaultSession = "session.json"
 
+    /// `token_url`: the OAuth 2.0 token endpoint; nil: the stored session is taken as it is.
     public var tokenURL: String?
+    /// `client_id`, sent with the refresh grant.
     public var clientID: String?
     /// The session file, absolute or relative to the state directory.
     public var session: String
+    /// `skew`: refresh when the access token expires within this.
     public var skew: Duration
+    /// `request_timeout`: the whole token request.
     public var requestTimeout: Duration
 
     /// The options of a step that sets none.
@@ -31,6 +35,7 @@ public struct AuthRefreshOptions: BuiltinPluginOptions {
         requestTimeout = .seconds(5)
     }
 
+    /// Checks an `auth-refresh` step's raw options, throwing about the first bad one.
     public init(options: [String: JSONValue]) throws(OptionError) {
         let reader = try OptionReader(options, known: Self.knownOptions)
         self.init()

@@ -4,10 +4,15 @@
 /// in `StepSpec.builtin`; the plugin reads them from there (`StepSpec.builtinOptions(_:)`) and
 /// never parses JSON options itself. `signal` takes no options.
 public enum BuiltinOptions: Sendable, Equatable {
+    /// An `auth-refresh` step's.
     case authRefresh(AuthRefreshOptions)
+    /// A `config-fetch` step's.
     case configFetch(ConfigFetchOptions)
+    /// A `launch-counter` step's.
     case launchCounter(LaunchCounterOptions)
+    /// A `quick-action` step's.
     case quickAction(QuickActionOptions)
+    /// A `signal` step's: none.
     case signal
 
     /// Checks `options` for `plugin`, throwing about the first bad option; unknown options are

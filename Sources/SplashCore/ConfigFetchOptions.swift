@@ -23,7 +23,9 @@ public struct ConfigFetchOptions: BuiltinPluginOptions {
     public var cache: String
     /// The bundled defaults, absolute or relative to the state directory.
     public var defaults: String?
+    /// `max_bytes`: the largest config accepted.
     public var maxBytes: Int
+    /// `request_timeout`: the whole request.
     public var requestTimeout: Duration
 
     /// The options of a step that sets none.
@@ -35,6 +37,7 @@ public struct ConfigFetchOptions: BuiltinPluginOptions {
         requestTimeout = .seconds(5)
     }
 
+    /// Checks a `config-fetch` step's raw options, throwing about the first bad one.
     public init(options: [String: JSONValue]) throws(OptionError) {
         let reader = try OptionReader(options, known: Self.knownOptions)
         self.init()

@@ -24,6 +24,7 @@ public struct LaunchCounterOptions: BuiltinPluginOptions {
     public var minLaunches: Int
     /// The app version; each version is prompted at most once.
     public var version: String
+    /// `count_when`: which launches are counted.
     public var countWhen: CountWhen
     /// The counter file, absolute or relative to the state directory.
     public var file: String
@@ -36,6 +37,7 @@ public struct LaunchCounterOptions: BuiltinPluginOptions {
         file = Self.defaultFile
     }
 
+    /// Checks a `launch-counter` step's raw options, throwing about the first bad one.
     public init(options: [String: JSONValue]) throws(OptionError) {
         let reader = try OptionReader(options, known: Self.knownOptions)
         self.init()

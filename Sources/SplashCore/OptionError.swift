@@ -18,6 +18,7 @@ public struct OptionError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 
     /// The error as the failure of a step of `plugin`: code `bad-options`, not retryable (a retry

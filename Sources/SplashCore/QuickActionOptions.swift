@@ -13,9 +13,12 @@
 public struct QuickActionOptions: BuiltinPluginOptions {
     /// Where a quick action goes.
     public struct Target: Sendable, Equatable {
+        /// The route, normalized (no leading `/`).
         public var route: String?
+        /// The modal to open.
         public var sheet: String?
 
+        /// Creates a target; `route` is taken as it is.
         public init(route: String? = nil, sheet: String? = nil) {
             self.route = route
             self.sheet = sheet
@@ -44,6 +47,7 @@ public struct QuickActionOptions: BuiltinPluginOptions {
         spool = Self.defaultSpool
     }
 
+    /// Checks a `quick-action` step's raw options, throwing about the first bad one.
     public init(options: [String: JSONValue]) throws(OptionError) {
         let reader = try OptionReader(options, known: Self.knownOptions)
         self.init()

@@ -44,36 +44,67 @@ public struct StepGraph: Sendable, Equatable {
     public let dependants: [[Int]]
     private let indexByID: [String: Int]
 
-    /// Validates `steps`. `isKnownPlugin` says whether a plugin name can be run.
+    /// Validates `steps`, throwing the first of `problems(in:isKnownPlugin:)`. `isKnownPlugin`
+    /// says whether a plugin name can be run.
     public init(steps: [StepSpec], isKnownPlugin: (String) -> Bool = { _ in true }) throws(Problem) {
+        let analysis = Analysis(steps: steps, isKnownPlugin: isKnownPlugin)
+        if let first = analysis.problems.first { throw first.problem }
+        self.steps = steps
+        self.dependencies = analysis.dependencies
+        self.dependants = analysis.dependants
+        self.indexByID = analysis.indexByID
+        self.order = Self.topologicalOrder(dependencies: analysis.dependencies)
+    }
+
+    /// Every problem of `steps`, each with the index of the step it is about (for a duplicate id,
+    /// the later step; for a cycle, its first step): empty and duplicate ids in step order, then
+    /// each step's unknown plugin and unknown dependencies, then one cycle among the known
+    /// dependencies.
+    public static func problems(
+        in steps: [StepSpec], isKnownPlugin: (String) -> Bool = { _ in true }
+    ) -> [(step: Int, problem: Problem)] {
+        Analysis(steps: steps, isKnownPlugin: isKnownPlugin).problems
+    }
+
+    /// One pass over the steps: their ids, edges and problems.
+    private struct Analysis {
+        var problems: [(step: Int, problem: Problem)] = []
         var indexByID: [String: Int] = [:]
-        for (index, step) in steps.enumerated() {
-            guard !step.id.isEmpty else { throw .emptyID }
-            guard indexByID[step.id] == nil else { throw .duplicateID(step.id) }
-            indexByID[step.id] = index
-        }
         var dependencies: [[Int]] = []
-        var dependants = Array(repeating: [Int](), count: steps.count)
-        for (index, step) in steps.enumerated() {
-            guard isKnownPlugin(step.plugin) else { throw .unknownPlugin(step: step.id, plugin: step.plugin) }
-            var deps: [Int] = []
-            for dependency in step.after {
-                guard let dep = indexByID[dependency] else {
-                    throw .unknownDependency(step: step.id, dependency: dependency)
-                }
-                if !deps.contains(dep) {
-                    deps.append(dep)
-                    dependants[dep].append(index)
+        var dependants: [[Int]]
+
+        init(steps: [StepSpec], isKnownPlugin: (String) -> Bool) {
+            dependants = Array(repeating: [], count: steps.count)
+            for (index, step) in steps.enumerated() {
+                if step.id.isEmpty {
+                    problems.append((index, .emptyID))
+                } else if indexByID[step.id] != nil {
+                    problems.append((index, .duplicateID(step.id)))
+                } else {
+                    indexByID[step.id] = index
                 }
             }
-            dependencies.append(deps)
+            for (index, step) in steps.enumerated() {
+                if !isKnownPlugin(step.plugin) {
+                    problems.append((index, .unknownPlugin(step: step.id, plugin: step.plugin)))
+                }
+                var deps: [Int] = []
+                for dependency in step.after {
+                    guard let dep = indexByID[dependency] else {
+                        problems.append((index, .unknownDependency(step: step.id, dependency: dependency)))
+                        continue
+                    }
+                    if !deps.contains(dep) {
+                        deps.append(dep)
+                        dependants[dep].append(index)
+                    }
+                }
+                dependencies.append(deps)
+            }
+            if let cycle = StepGraph.findCycle(steps: steps, dependencies: dependencies) {
+                problems.append((indexByID[cycle[0]] ?? 0, .cycle(cycle)))
+            }
         }
-        if let cycle = Self.findCycle(steps: steps, dependencies: dependencies) { throw .cycle(cycle) }
-        self.steps = steps
-        self.dependencies = dependencies
-        self.dependants = dependants
-        self.indexByID = indexByID
-        self.order = Self.topologicalOrder(dependencies: dependencies)
     }
 
     /// The index of the step with `id`.

@@ -80,7 +80,7 @@ public struct BuiltinServices: Sendable {
     /// Stores the session the app hands over with `sign-in`, where `graph`'s auth-refresh step reads it.
     func signIn(_ json: [String: JSONValue], graph: StepGraph, logger: Logger) -> Result<Void, ProtocolError> {
         let store: SessionStore
-        do { store = try sessionStore(graph).get() } catch { return .failure(error) }
+        do { store = try sessionStore(graph) } catch { return .failure(error) }
         let session: Session
         do {
             session = try Session(json: json)
@@ -100,7 +100,7 @@ public struct BuiltinServices: Sendable {
     /// Removes the stored session (`sign-out`).
     func signOut(graph: StepGraph, logger: Logger) -> Result<Void, ProtocolError> {
         let store: SessionStore
-        do { store = try sessionStore(graph).get() } catch { return .failure(error) }
+        do { store = try sessionStore(graph) } catch { return .failure(error) }
         do {
             try store.remove()
         } catch {
@@ -119,15 +119,15 @@ public struct BuiltinServices: Sendable {
     func shutdown() async { await http.shutdown() }
 
     /// The session file of `graph`'s auth-refresh step, from its parsed options.
-    private func sessionStore(_ graph: StepGraph) -> Result<SessionStore, ProtocolError> {
+    private func sessionStore(_ graph: StepGraph) throws(ProtocolError) -> SessionStore {
         guard let step = graph.steps.first(where: { $0.plugin == BuiltinPlugin.authRefresh.name }) else {
-            return .failure(Self.noAuthStep)
+            throw Self.noAuthStep
         }
         do {
             let options = try step.builtinOptions(AuthRefreshOptions.self)
-            return .success(SessionStore(path: AuthRefreshPlugin.sessionPath(options: options, device: device)))
+            return SessionStore(path: AuthRefreshPlugin.sessionPath(options: options, device: device))
         } catch {
-            return .failure(ProtocolError(code: .unavailable, message: error.message))
+            throw ProtocolError(code: .unavailable, message: error.message)
         }
     }
 

@@ -105,7 +105,7 @@ extension Splashd {
     }
 
     struct Check: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Validate a configuration; exit 78 with the problem if it is not valid.")
+        static let configuration = CommandConfiguration(abstract: "Validate a configuration; exit 78 with every problem found if it is not valid.")
 
         @OptionGroup var common: CommonOptions
 
@@ -117,7 +117,7 @@ extension Splashd {
                 let external = config.graph.steps.filter { catalog.manifests[$0.plugin] != nil }.count
                 print("\(config.source): OK, \(config.graph.steps.count) steps (\(external) external)")
             } catch {
-                printError("splashd: \(error.description)")
+                for problem in error.problems { printError("splashd: \(problem)") }
                 throw ExitCode(78)
             }
         }

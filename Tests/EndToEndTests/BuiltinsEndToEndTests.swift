@@ -22,6 +22,12 @@ import TestSupport
                 return state.phase != phase
             }
         }
+
+        /// The next message, when it is an `event`: its name and fields.
+        func nextEvent(timeout: Duration = .seconds(10)) throws -> (name: String, fields: [String: JSONValue])? {
+            guard case .event(let name, let fields) = try connection.receive(timeout: timeout) else { return nil }
+            return (name, fields)
+        }
     }
 
     static func isOK(_ message: ServerMessage) -> Bool {
@@ -321,12 +327,9 @@ import TestSupport
 
         // After finished: accepted ones are broadcast as events, unknown ones refused and logged.
         #expect(try app.request(.open(url: "kiosk://orders/9")) == .ok(id: 5))
-        guard case .event(let name, let fields) = try renderer.connection.receive(timeout: .seconds(10)) else {
-            Issue.record("no event")
-            return
-        }
-        #expect(name == "open")
-        #expect(fields["route"] == "orders/9")
+        let event = try #require(try renderer.nextEvent())
+        #expect(event.name == "open")
+        #expect(event.fields["route"] == "orders/9")
         guard case .error(let refused) = try app.request(.action(name: "nope")) else {
             Issue.record("an unknown action was accepted")
             return

@@ -37,13 +37,10 @@ import TestSupport
         // After finished, an `open` is routed the same way and broadcast.
         let app = try daemon.connect()
         #expect(try app.request(.open(url: "shipthatapp://chat?from=push")) == .ok(id: 1))
-        guard case .event(let name, let fields) = try renderer.connection.receive(timeout: .seconds(10)) else {
-            Issue.record("no event")
-            return
-        }
-        #expect(name == "open")
-        #expect(fields["route"] == "chat")
-        #expect(fields["url"] == "shipthatapp://chat")
+        let event = try #require(try renderer.nextEvent())
+        #expect(event.name == "open")
+        #expect(event.fields["route"] == "chat")
+        #expect(event.fields["url"] == "shipthatapp://chat")
         #expect(daemon.stop() == 0)
     }
 
@@ -70,5 +67,42 @@ import TestSupport
             "\(result.stderr)"
         )
         #expect(result.stdout.isEmpty)
+    }
+
+    /// Three independent mistakes, in two steps and a section: three lines, in file order, each
+    /// with the file and line; the step that depends on a broken one is not blamed too.
+    @Test func everyProblemIsReportedOnItsOwnLine() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = try dir.write("three.toml", """
+            [splash]
+            slow_after = "later"
+
+            [[step]]
+            id = "counter"
+            plugin = "launch-counter"
+            [step.options]
+            min_launch = 3
+
+            [[step]]
+            id = "fetch"
+            plugin = "config-fetch"
+            timeout = "0s"
+
+            [[step]]
+            id = "frame"
+            plugin = "signal"
+            after = ["counter", "fetch"]
+            """)
+        let result = try ProcessRunner.run(Binaries.splashd, ["check", "--config", path])
+        #expect(result.status == 78)
+        let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("splashd: ") }
+        #expect(lines.count == 3, "\(result.stderr)")
+        #expect(lines.count == 3 && lines[0].hasPrefix("splashd: \(path):2: bad duration \"later\" for slow_after in [splash]"))
+        #expect(
+            lines.count == 3
+                && lines[1] == "splashd: \(path):8: step \"counter\": unknown option 'min_launch' (known: count_when, file, min_launches, version)"
+        )
+        #expect(lines.count == 3 && lines[2] == "splashd: \(path):13: step \"fetch\": timeout must be greater than zero")
     }
 }

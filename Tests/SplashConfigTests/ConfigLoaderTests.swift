@@ -202,5 +202,13 @@ import Testing
     @Test func configErrorDescription() {
         #expect(ConfigError(file: "/etc/x.toml", line: 4, message: "boom").description == "/etc/x.toml:4: boom")
         #expect(ConfigError(file: "/etc/x.toml", line: nil, message: "boom").description == "/etc/x.toml: boom")
+        let several = ConfigError(problems: [
+            .init(file: "x.toml", message: "no line"), .init(file: "x.toml", line: 9, message: "b"),
+            .init(file: "x.toml", line: 2, message: "a"), .init(file: "x.toml", line: 9, message: "c"),
+        ])
+        #expect(several.description == "x.toml:2: a\nx.toml:9: b\nx.toml:9: c\nx.toml: no line")
+        #expect(several.file == "x.toml")
+        #expect(several.line == 2)
+        #expect(several.message == "a")
     }
 }

@@ -277,6 +277,78 @@ import Testing
         #expect(duplicate.line == 3)
     }
 
+    /// `check` reports every problem it finds: each section and each step on its own, and the
+    /// graph of the steps that could be read, in file order.
+    @Test func everyProblemIsReportedInFileOrder() throws {
+        let error = try #require(
+            rejection(
+                """
+                [[step]]
+                id = "quick"
+                plugin = "quick-action"
+                [step.options]
+                routes = ["pokedex"]
+
+                [splash]
+                timeout = "soon"
+
+                [[step]]
+                id = "door"
+                plugin = "teleport"
+                after = ["quick"]
+                """
+            )
+        )
+        #expect(error.problems.map(\.line) == [5, 8, 12])
+        #expect(
+            error.description == """
+                splashd.toml:5: step "quick": option 'routes' needs option 'scheme' (the scheme of the deep links)
+                splashd.toml:8: bad duration "soon" for timeout in [splash]: expected a number with a unit (us, ms, s, m, h), e.g. "250ms", "1.5s", "2m"
+                splashd.toml:12: step "door" uses unknown plugin "teleport"
+                """
+        )
+        // The first problem is the error's file, line and message, as for a single one.
+        #expect(error.line == 5)
+        #expect(error.message.hasPrefix("step \"quick\": option 'routes'"))
+    }
+
+    @Test func aStepThatCannotBeReadIsNotReportedAgainByItsDependants() {
+        let error = rejection(
+            """
+            [socket]
+            owner = "root"
+
+            [[step]]
+            id = "a"
+            plugin = "signal"
+            timeout = "0"
+
+            [[step]]
+            id = "b"
+            plugin = "signal"
+            after = ["a", "nope"]
+
+            [[step]]
+            id = "b"
+            plugin = "signal"
+            """
+        )
+        #expect(
+            error?.problems == [
+                .init(file: "splashd.toml", line: 2, message: "unknown key \"owner\" in [socket]"),
+                .init(file: "splashd.toml", line: 7, message: "step \"a\": timeout must be greater than zero"),
+                .init(file: "splashd.toml", line: 12, message: "step \"b\" depends on unknown step \"nope\""),
+                .init(file: "splashd.toml", line: 15, message: "duplicate step id \"b\""),
+            ]
+        )
+    }
+
+    @Test func oneProblemPerStepAndSection() {
+        let error = rejection("[splash]\ntimeout = 1\nslow_after = 2\n[[step]]\nplugin = \"signal\"\nretries = 3\n")
+        // The first of each in the order they are read: slow_after before timeout.
+        #expect(error?.problems.map(\.line) == [3, 6])
+    }
+
     @Test func unreadableFile() {
         do {
             _ = try ConfigLoader.load(path: "/nonexistent/splashd.toml", catalog: PluginCatalog())

@@ -23,6 +23,25 @@ import Testing
         }
     }
 
+    @Test func everyProblemIsListedWithItsStep() {
+        let steps = [
+            step("a", after: ["c"]), step("b", after: ["zz", "a", "yy"]), step("c", after: ["a"]), step("b"),
+        ]
+        let problems = StepGraph.problems(in: steps, isKnownPlugin: { _ in true })
+        #expect(problems.map(\.step) == [3, 1, 1, 0])
+        #expect(
+            problems.map(\.problem) == [
+                .duplicateID("b"),
+                .unknownDependency(step: "b", dependency: "zz"),
+                .unknownDependency(step: "b", dependency: "yy"),
+                .cycle(["a", "c", "a"]),
+            ]
+        )
+        // init throws the first of them.
+        #expect(throws: StepGraph.Problem.duplicateID("b")) { try StepGraph(steps: steps) }
+        #expect(StepGraph.problems(in: [step("a"), step("b", after: ["a"])]).isEmpty)
+    }
+
     @Test func topologicalOrderKeepsConfiguredOrderWhereItCan() throws {
         let graph = try StepGraph(steps: [step("late", after: ["b"]), step("a"), step("b")])
         #expect(graph.order.map { graph.steps[$0].id } == ["a", "b", "late"])
