@@ -227,7 +227,7 @@ struct DaemonService: Service, CustomStringConvertible {
             tasks.addTask { await reportStatus() }
             tasks.addTask { await reloadOnHangup() }
             if releaseMemoryAfterLaunch {
-                tasks.addTask { await releaseMemoryAfterLaunches() }
+                tasks.addTask { await MemoryReleaseAfterLaunch(logger: logger).run(following: broadcaster.observe()) }
             }
             if let interval = notifier.watchdogInterval {
                 let loop = group.next()
@@ -256,36 +256,6 @@ struct DaemonService: Service, CustomStringConvertible {
             if line != last {
                 notifier.notify("STATUS=\(line)")
                 last = line
-            }
-        }
-    }
-
-    /// A second after each launch's `finished`, give the pages the launch touched back to the
-    /// system (`MemoryRelease`), once per launch. The second lets the launch's aftermath settle
-    /// first — the renderer's disconnect, the history write, the app's first requests — so their
-    /// pages are not read straight back in; a new launch within it cancels the release.
-    private func releaseMemoryAfterLaunches() async {
-        var released: String?
-        var pending: Task<Void, Never>?
-        defer { pending?.cancel() }
-        for await state in broadcaster.observe() {
-            guard state.phase == .finished else {
-                pending?.cancel()
-                continue
-            }
-            guard state.launch != released else { continue }
-            released = state.launch
-            let logger = self.logger
-            pending = Task {
-                try? await Task.sleep(for: .seconds(1))
-                guard !Task.isCancelled else { return }
-                let outcome = MemoryRelease.releaseIdleMemory()
-                let before = outcome.residentBefore.map { "\($0) kB" } ?? "?"
-                let after = outcome.residentAfter.map { "\($0) kB" } ?? "?"
-                logger.debug(
-                    "released memory after the launch: resident \(before) -> \(after)",
-                    metadata: ["regions": "\(outcome.regions)", "refused": "\(outcome.refused)"]
-                )
             }
         }
     }
