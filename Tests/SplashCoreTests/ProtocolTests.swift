@@ -12,7 +12,7 @@ import Testing
             (#"{"cmd":"action","name":"feedback"}"#, .action(name: "feedback")),
             (#"{"cmd":"open","url":"app://orders/1"}"#, .open(url: "app://orders/1")), (#"{"cmd":"relaunch"}"#, .relaunch),
             (#"{"cmd":"sign-in","session":{"user":"Ada"}}"#, .signIn(session: ["user": "Ada"])), (#"{"cmd":"sign-out"}"#, .signOut),
-        ]
+        ] + Report.allCases.map { (#"{"cmd":"\#($0.rawValue)"}"#, .report($0)) }
         for (line, command) in cases {
             #expect(try parse(line).get().command == command)
             // Round trip through the client's encoder.
@@ -36,8 +36,16 @@ import Testing
     }
 
     @Test func badRequestKeepsTheIdWhenReadable() {
-        guard case .failure(let error) = parse(#"{"cmd":"fly","id":3}"#) else { return }
+        guard case .failure(let error) = parse(#"{"cmd":"fly","id":3}"#) else {
+            Issue.record("accepted an unknown cmd")
+            return
+        }
         #expect(error.id == 3)
+        guard case .failure(let unreadable) = parse(#"{"cmd":"fly","id":3"#) else {
+            Issue.record("accepted a line that is not JSON")
+            return
+        }
+        #expect(unreadable.id == nil)
     }
 
     @Test func serverMessagesEncodeAsSpecifiedAndDecodeBack() throws {
@@ -55,8 +63,14 @@ import Testing
         #expect(line.contains(#""error":null,"destination":null"#))
         #expect(line.contains(#""elapsed_ms":1234"#))
         #expect(ServerMessage.decode(Array(line.utf8)) == .state(state))
-        for message in [ServerMessage.hello(protocol: 1, version: "x"), .ok(id: nil), error] {
-            #expect(ServerMessage.decode(Array(message.encoded().utf8)) == message)
+        let others: [ServerMessage] = [
+            .hello(protocol: 1, version: "x"), .ok(id: nil), .ok(id: "a"), error,
+            .result(id: 4, command: "blame", data: .object(["steps": .array([.object(["id": "auth"])])]), text: "auth 1.2s"),
+            .result(id: nil, command: "graph", data: "digraph {}", text: nil),
+            .event(name: "open", fields: ["url": "app://orders/1", "route": "/orders/1"]),
+        ]
+        for message in others {
+            #expect(ServerMessage.decode(Array(message.encoded().utf8)) == message, "\(message.encoded())")
         }
     }
 }

@@ -1,48 +1,113 @@
 import Foundation
+import Synchronization
 import SplashCore
 import SplashDaemon
 import Testing
 import TestSupport
 
 @Suite(.timeLimit(.minutes(1))) struct WatchdogTests {
+    /// The instants (on the test clock) of the pings so far.
+    final class Pings: Sendable {
+        private let offsets = Mutex<[Duration]>([])
+        var all: [Duration] { offsets.withLock { $0 } }
+        func record(_ offset: Duration) { offsets.withLock { $0.append(offset) } }
+    }
+
+    /// A probe the test answers: each call waits until the test lets one through.
+    final class HeldProbe: Sendable {
+        private struct State {
+            var entered = 0
+            var passes = 0
+            var waiting: [CheckedContinuation<Void, Never>] = []
+        }
+
+        private let state = Mutex(State())
+
+        /// How many probes have started.
+        var entered: Int { state.withLock { $0.entered } }
+
+        func probe() async {
+            await withCheckedContinuation { continuation in
+                let passNow = state.withLock { state in
+                    state.entered += 1
+                    guard state.passes > 0 else {
+                        state.waiting.append(continuation)
+                        return false
+                    }
+                    state.passes -= 1
+                    return true
+                }
+                if passNow { continuation.resume() }
+            }
+        }
+
+        /// Lets the waiting probe through, or the next one to start.
+        func letOneThrough() {
+            let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard !state.waiting.isEmpty else {
+                    state.passes += 1
+                    return nil
+                }
+                return state.waiting.removeFirst()
+            }
+            waiting?.resume()
+        }
+    }
+
+    /// The pings keep to the schedule the watchdog started on: a late wake-up (the clock passed
+    /// the deadline by 50 ms) does not move the following deadlines.
     @Test func pingsEveryIntervalWhileTheProbePasses() async {
         let clock = TestClock()
-        let (pings, continuation) = AsyncStream.makeStream(of: Duration.self)
-        let watchdog = Watchdog(interval: .milliseconds(100), clock: clock, probe: {}, ping: { continuation.yield(clock.now.offset) })
+        let pings = Pings()
+        let watchdog = Watchdog(interval: .milliseconds(100), clock: clock, probe: {}, ping: { pings.record(clock.now.offset) })
         let task = Task { await watchdog.run() }
-        var iterator = pings.makeAsyncIterator()
-        #expect(await iterator.next() == .zero)
+
+        #expect(await waitUntil { pings.all == [.zero] })
+        #expect(await waitUntil { clock.pendingDeadlines == [.milliseconds(100)] })
         clock.advance(to: .milliseconds(100))
-        #expect(await iterator.next() == .milliseconds(100))
-        clock.advance(to: .milliseconds(200))
-        #expect(await iterator.next() == .milliseconds(200))
+        #expect(await waitUntil { pings.all == [.zero, .milliseconds(100)] })
+        #expect(await waitUntil { clock.pendingDeadlines == [.milliseconds(200)] })
+        clock.advance(to: .milliseconds(250))
+        #expect(await waitUntil { pings.all == [.zero, .milliseconds(100), .milliseconds(250)] })
+        #expect(await waitUntil { clock.pendingDeadlines == [.milliseconds(300)] }, "\(clock.pendingDeadlines)")
         task.cancel()
         await task.value
+        #expect(pings.all.count == 3)
     }
 
-    @Test func aStalledLoopStopsThePings() async {
+    /// After pings went out, a probe that does not come back stops them, however far the clock
+    /// moves; the ping that follows comes only when the probe is answered.
+    @Test func aStalledLoopStopsThePingsUntilItAnswers() async {
         let clock = TestClock()
-        let counter = PingCounter()
+        let pings = Pings()
+        let probe = HeldProbe()
         let watchdog = Watchdog(
-            interval: .milliseconds(100), clock: clock,
-            probe: { try? await Task.sleep(for: .seconds(3600)) },  // a loop that never answers
-            ping: { counter.add() }
+            interval: .milliseconds(100), clock: clock, probe: { await probe.probe() }, ping: { pings.record(clock.now.offset) }
         )
         let task = Task { await watchdog.run() }
-        for step in 1...20 { clock.advance(to: .milliseconds(100 * step)) }
-        await Task.yield()
-        #expect(counter.value == 0)
-        task.cancel()
-        await task.value
-        #expect(counter.value == 0)
-    }
-}
+        probe.letOneThrough()
+        #expect(await waitUntil { pings.all == [.zero] })
+        #expect(await waitUntil { clock.pendingDeadlines == [.milliseconds(100)] })
 
-final class PingCounter: @unchecked Sendable {
-    private var count = 0
-    private let lock = NSLock()
-    func add() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
+        clock.advance(to: .milliseconds(100))
+        #expect(await waitUntil { probe.entered == 2 }, "the second probe started")
+        clock.advance(to: .seconds(1))
+        #expect(clock.pendingDeadlines.isEmpty, "no ping is scheduled while the probe hangs")
+        #expect(pings.all == [.zero])
+
+        probe.letOneThrough()
+        #expect(await waitUntil { pings.all.count == 2 })
+        #expect(pings.all == [.zero, .seconds(1)], "the ping came when the probe answered, not on the schedule")
+
+        // Cancelled while a probe hangs: no ping after it.
+        clock.advance(to: .seconds(2))
+        #expect(await waitUntil { probe.entered == 3 })
+        let before = pings.all
+        task.cancel()
+        probe.letOneThrough()
+        await task.value
+        #expect(pings.all == before)
+    }
 }
 
 @Suite struct ServiceStatusTests {
