@@ -122,7 +122,7 @@ import Testing
             Issue.record("expected an error, got \(written)")
             return
         }
-        #expect(error.code == ProtocolError.Code.lineTooLong)
+        #expect(error.code == .lineTooLong)
         #expect(!connection.channel.isActive, "the connection is closed")
     }
 }
