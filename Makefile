@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: build release test bench bench-inprocess bench-process demo clean
+.PHONY: build release test bench bench-inprocess bench-process demo clean fuzz sanitize
 
 build:
 	$(SWIFT) build
@@ -30,3 +30,14 @@ demo:
 
 clean:
 	rm -rf .build Benchmarks/.build
+
+# libFuzzer: every fuzz target of Fuzz/ for FUZZ_SECONDS each (or FUZZ_RUNS executions each:
+# `make fuzz FUZZ_RUNS=10000000` is the long run). FUZZ_ARGS=--address adds AddressSanitizer.
+FUZZ_SECONDS ?= 300
+FUZZ_RUNS ?=
+fuzz:
+	bash scripts/fuzz.sh $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS)) $(FUZZ_ARGS)
+
+# The whole test suite under ThreadSanitizer, then under AddressSanitizer (separate builds).
+sanitize:
+	bash scripts/sanitize.sh thread address

@@ -14,6 +14,8 @@ let package = Package(
         .executable(name: "splashctl", targets: ["splashctl"]),
         .library(name: "SplashCore", targets: ["SplashCore"]),
         .library(name: "SplashClient", targets: ["SplashClient"]),
+        // The fuzz targets, for the libFuzzer executables of the package in Fuzz/.
+        .library(name: "SplashFuzz", targets: ["SplashFuzz"]),
     ],
     dependencies: [
         // Socket server and socket activation (`withBoundSocket`).
@@ -107,6 +109,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Every outside input as a fuzz target: bytes in, the daemon's own decoders, properties checked.
+        .target(
+            name: "SplashFuzz",
+            dependencies: ["SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins"],
+            swiftSettings: strict
+        ),
         .target(
             name: "TestSupport",
             dependencies: [
@@ -144,6 +152,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .testTarget(name: "SplashFuzzTests", dependencies: ["SplashFuzz", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SplashClientTests", dependencies: ["SplashClient", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",

@@ -7,3 +7,5 @@ scripts/setup.sh
 export SWIFT_BACKTRACE=enable=no
 swift build --build-tests
 swift test --skip-build
+# Each libFuzzer target briefly, with a fixed seed so the run is repeatable (`make fuzz` runs longer).
+scripts/fuzz.sh --runs 50000 --seed 1

@@ -14,9 +14,9 @@ import SplashPlugins
 /// Both files are replaced atomically. A store first removes the ETag file, then writes the
 /// config, then the new ETag: a power cut in between leaves a config without an ETag (the next
 /// launch fetches it whole), never a new config paired with an old ETag.
-struct ConfigFetchCache {
+package struct ConfigFetchCache {
     /// A usable cached config.
-    struct Entry: Equatable {
+    package struct Entry: Equatable {
         /// Its ETag, when the server sent one.
         var etag: String?
     }
@@ -25,12 +25,14 @@ struct ConfigFetchCache {
     static let readLimit = 16 << 20
 
     let path: String
+
+    package init(path: String) { self.path = path }
     var etagPath: String { "\(path).etag" }
 
     /// The cached config, if there is one holding a JSON object.
     ///
     /// A cache that is not JSON is reported as `.malformed` and not used (it is left in place).
-    func load() -> Result<Entry, ConfigFetchCache.Problem>? {
+    package func load() -> Result<Entry, ConfigFetchCache.Problem>? {
         guard let bytes = AtomicFile.read(path, limit: Self.readLimit) else {
             return access(path, F_OK) == 0 ? .failure(.unreadable(path)) : nil
         }
@@ -52,12 +54,12 @@ struct ConfigFetchCache {
     }
 
     /// Why an existing cache is not used, or cannot be replaced.
-    enum Problem: Error, Equatable, CustomStringConvertible {
+    package enum Problem: Error, Equatable, CustomStringConvertible {
         case unreadable(String)
         case malformed(String)
         case unwritable(String)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .unreadable(let path): "cannot read \(path)"
             case .malformed(let path): "\(path) does not hold a JSON object"

@@ -15,7 +15,7 @@ import SplashCore
 /// leaves either the old or the new record. `last_counted_launch` makes counting idempotent per
 /// launch (a retried attempt does not count twice); `prompted_launch` lets that retry report the
 /// same `review_prompt` again.
-struct LaunchCounterRecord: Sendable, Equatable {
+package struct LaunchCounterRecord: Sendable, Equatable {
     /// Launches counted so far.
     var count = 0
     /// App versions that were prompted for a review, sorted.
@@ -26,14 +26,14 @@ struct LaunchCounterRecord: Sendable, Equatable {
     var promptedLaunch: String?
 
     /// Why a file is not a record.
-    struct Corrupt: Error, CustomStringConvertible {
-        var description: String
+    package struct Corrupt: Error, CustomStringConvertible {
+        package var description: String
     }
 
     init() {}
 
     /// Parses a record; throws `Corrupt` for anything but a well-formed one.
-    init(bytes: [UInt8]) throws(Corrupt) {
+    package init(bytes: [UInt8]) throws(Corrupt) {
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
             throw Corrupt(description: "not JSON")
         }
@@ -57,7 +57,7 @@ struct LaunchCounterRecord: Sendable, Equatable {
     }
 
     /// The record as one line of JSON with a trailing newline.
-    var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var writer = JSONWriter()
         writer.object { w in
             w.key("format")

@@ -3,10 +3,10 @@
 /// A line longer than `maxLength` is emitted once, cut to its first `maxLength` bytes and marked
 /// truncated; the rest of it (up to the next newline) is dropped. A trailing `\r` is removed, so
 /// CRLF output reads like LF output. Invalid UTF-8 is repaired with U+FFFD.
-struct LineSplitter {
+package struct LineSplitter {
     /// One complete (or cut) line.
-    struct Line: Equatable {
-        var text: String
+    package struct Line: Equatable {
+        package var text: String
         /// Whether bytes past `maxLength` were dropped.
         var truncated: Bool
     }
@@ -17,13 +17,13 @@ struct LineSplitter {
     /// Set after a truncated line was emitted, until its newline arrives.
     private var discarding = false
 
-    init(maxLength: Int) {
+    package init(maxLength: Int) {
         precondition(maxLength > 0, "maxLength must be positive")
         self.maxLength = maxLength
     }
 
     /// Feeds a chunk of bytes and returns the lines it completed.
-    mutating func feed(_ bytes: UnsafeRawBufferPointer) -> [Line] {
+    package mutating func feed(_ bytes: UnsafeRawBufferPointer) -> [Line] {
         var lines: [Line] = []
         var start = bytes.startIndex
         while start < bytes.endIndex {

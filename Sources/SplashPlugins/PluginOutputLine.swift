@@ -3,13 +3,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import SplashCore
+package import SplashCore
 
 /// One line of an external plugin's standard output, classified.
 ///
 /// Protocol lines are JSON objects with any of the keys `progress` (a number, clamped to 0...1),
 /// `message` (a string) and `facts` (an object). Anything else is text for the log.
-enum PluginOutputLine: Equatable {
+package enum PluginOutputLine: Equatable {
     /// A protocol line; each member is set when the line carried that key.
     case report(progress: Double?, message: String?, facts: Facts?)
     /// A line that starts like JSON but is not a valid protocol line; `reason` says why.
@@ -18,7 +18,7 @@ enum PluginOutputLine: Equatable {
     case text
 
     /// Classifies one line (without its newline).
-    static func parse(_ line: String) -> PluginOutputLine {
+    package static func parse(_ line: String) -> PluginOutputLine {
         let trimmed = line.drop { $0 == " " || $0 == "\t" }
         guard trimmed.first == "{" else { return .text }
         let value: JSONValue

@@ -1,0 +1,28 @@
+import SplashConfig
+
+/// Configuration files and plugin manifests: any document gets an answer (a config or located
+/// errors), never a trap.
+enum FuzzConfig {
+    /// A catalog with one external plugin, so configs can name it.
+    static let catalog = PluginCatalog(manifests: [
+        "probe": try! PluginCatalog.parseManifest("exec = \"probe.sh\"\n", name: "probe", path: "/fuzz/probe.toml")
+    ])
+
+    static func runConfig(_ bytes: UnsafeRawBufferPointer) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        do {
+            _ = try ConfigLoader.parse(text, file: "fuzz.toml", catalog: catalog)
+        } catch {
+            FuzzFailure.check(!error.description.isEmpty, "a config error without a message")
+        }
+    }
+
+    static func runManifest(_ bytes: UnsafeRawBufferPointer) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        do {
+            _ = try PluginCatalog.parseManifest(text, name: "fuzz", path: "/fuzz/fuzz.toml")
+        } catch {
+            FuzzFailure.check(!error.description.isEmpty, "a manifest error without a message")
+        }
+    }
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer executables of Fuzz/ and runs each target, seeded with the committed corpus.
+#
+#   scripts/fuzz.sh [--seconds N | --runs N] [--address] [--seed N] [TARGET ...]
+#
+# --seconds N   run each target for N seconds (default 60)
+# --runs N      run each target for N executions instead (e.g. 10000000 for the long run)
+# --address     also build with AddressSanitizer (slower; a separate build in Fuzz/.build-asan)
+# --seed N      libFuzzer's seed (CI uses a fixed one, so a brief run is repeatable)
+# TARGET        request config manifest plugin-output session counter history config-cache deep-link
+#               (default: all)
+#
+# The working corpus grows in Fuzz/.build/corpus/TARGET (not committed); an input that crashes,
+# leaks or runs too long is written to Fuzz/.build/findings/TARGET/ and makes the script fail: fix
+# it and commit the input to Fuzz/regressions/TARGET/, which the ordinary tests replay. Prints one
+# line per target: executions, executions per second, corpus size, result.
+set -euo pipefail
+cd "$(dirname "$0")/../Fuzz"
+export SWIFT_BACKTRACE=enable=no
+
+seconds=60 runs="" address=0 seed=""
+targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seconds) seconds="$2"; shift 2 ;;
+    --runs) runs="$2"; shift 2 ;;
+    --address) address=1; shift ;;
+    --seed) seed="$2"; shift 2 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -*) echo "fuzz: unknown option $1" >&2; exit 64 ;;
+    *) targets+=("$1"); shift ;;
+  esac
+done
+all=(request config manifest plugin-output session counter history config-cache deep-link)
+[ "${#targets[@]}" -gt 0 ] || targets=("${all[@]}")
+
+sanitizers=(--sanitize fuzzer) scratch=.build
+if [ "$address" -eq 1 ]; then sanitizers+=(--sanitize address); scratch=.build-asan; fi
+echo "fuzz: building ${targets[*]} (${sanitizers[*]})" >&2
+products=()
+for target in "${targets[@]}"; do products+=("--product fuzz-$target"); done
+# One build for all targets; one per product when only some are asked for.
+[ "${#targets[@]}" -eq "${#all[@]}" ] && products=("")
+mkdir -p "$scratch"
+for product in "${products[@]}"; do
+  # shellcheck disable=SC2086 # $product is "" or "--product NAME"
+  if ! swift build -c release "${sanitizers[@]}" --scratch-path "$scratch" $product >"$scratch/build.log" 2>&1; then
+    grep -v 'ld.gold: warning' "$scratch/build.log" | tail -30 >&2
+    echo "fuzz: building the fuzz targets failed" >&2
+    exit 1
+  fi
+done
+
+limit=(-max_total_time="$seconds")
+[ -n "$runs" ] && limit=(-runs="$runs")
+extra=()
+[ -n "$seed" ] && extra+=(-seed="$seed")
+failed=0
+printf '%-14s %12s %10s %8s  %s\n' target executions exec/s corpus result
+for target in "${targets[@]}"; do
+  corpus="$scratch/corpus/$target" findings="$scratch/findings/$target"
+  mkdir -p "$corpus" "$findings"
+  log="$scratch/fuzz-$target.log"
+  set +e
+  "$scratch/release/fuzz-$target" "${limit[@]}" "${extra[@]}" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=65536 -print_final_stats=1 -artifact_prefix="$findings/" \
+    "$corpus" "corpus/$target" >"$log" 2>&1
+  status=$?
+  set -e
+  runs_done=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  per_second=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  size=$(find "$corpus" -type f | wc -l)
+  if [ "$status" -eq 0 ]; then
+    result=clean
+  else
+    failed=1
+    result="FINDING (exit $status): $(ls -t "$findings" | head -1) — see $PWD/$log"
+  fi
+  printf '%-14s %12s %10s %8s  %s\n' "$target" "${runs_done:-?}" "${per_second:-?}" "$size" "$result"
+done
+exit "$failed"
