@@ -60,6 +60,9 @@ public struct Escapees: Sendable {
         }
     }
 
+    /// Whether no process was found.
+    var isEmpty: Bool { members.isEmpty }
+
     /// Members that still run.
     private func running(in table: ProcessTable) -> [ProcessTable.Entry] {
         members.keys.compactMap { table[$0] }.filter(\.isRunning)

@@ -146,9 +146,15 @@ public struct ExternalPlugin: StepPlugin {
         if let teardown = await lifecycle.finish(), let group = lifecycle.group {
             log(teardown, of: group, logger: logger)
         }
-        // In a task of its own, which the run's cancellation does not reach: the grace counts.
-        let escaped = await Task { [containment, grace] in await containment.end(attempt, grace: grace, clock: clock) }.value
-        log(escaped, logger: logger)
+        if let escapees = containment.end(attempt) {
+            // In a task of its own, which the run's cancellation does not reach: the grace counts.
+            let escaped = await Task { [containment, grace] in
+                let outcome = await escapees.tearDown(grace: grace, clock: clock)
+                containment.tornDown()
+                return outcome
+            }.value
+            log(escaped, logger: logger)
+        }
         if Task.isCancelled {
             throw CancellationError()
         }

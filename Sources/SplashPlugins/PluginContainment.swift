@@ -87,13 +87,12 @@ public final class PluginContainment: Sendable {
         }
     }
 
-    /// Ends an attempt whose main process was reaped and whose process group is gone: stops what
-    /// is left of it (and, with `ownsAllChildren` and no other attempt running, every orphan).
-    ///
-    /// Waits on `clock` for the grace: call it from a task that is not cancelled.
-    func end<C: Clock>(_ attempt: Attempt, grace: Duration, clock: C) async -> Escapees.Outcome
-    where C.Duration == Duration {
-        let (escapees, idle) = state.withLock { state -> (Escapees, Bool) in
+    /// Ends an attempt whose main process was reaped and whose process group is gone: what is
+    /// left of it (and, with `ownsAllChildren` and no other attempt running, every orphan), for
+    /// `Escapees.tearDown` and then `tornDown()`; nil when nothing is (the usual case, which
+    /// costs one look at the daemon's descendants and no task).
+    func end(_ attempt: Attempt) -> Escapees? {
+        state.withLock { state -> Escapees? in
             state.live.remove(attempt.token)
             state.spawning.remove(attempt.token)
             if let leader = state.leaderOf.removeValue(forKey: attempt.token) { state.leaders.remove(leader) }
@@ -106,15 +105,15 @@ public final class PluginContainment: Sendable {
             if ownsAllChildren, state.spawning.isEmpty {
                 reapZombies(in: table, state: state)
             }
-            return (escapees, idle)
+            return escapees.isEmpty ? nil : escapees
         }
-        let outcome = await escapees.tearDown(grace: grace, clock: clock)
-        if idle || outcome != .nothingLeft {
-            state.withLock { state in
-                if ownsAllChildren, state.spawning.isEmpty { reapZombies(in: ProcessTable.scan(), state: state) }
-            }
+    }
+
+    /// After a teardown of `end`'s escapees: reaps the zombies they left (with `ownsAllChildren`).
+    func tornDown() {
+        state.withLock { state in
+            if ownsAllChildren, state.spawning.isEmpty { reapZombies(in: ProcessTable.scan(), state: state) }
         }
-        return outcome
     }
 
     /// At shutdown, after every attempt ended: stops every orphan left (with `ownsAllChildren`).
