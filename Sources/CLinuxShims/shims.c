@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "CLinuxShims.h"
@@ -33,4 +34,16 @@ int splashd_malloc_trim(void) {
 
 int splashd_rename_noreplace(const char *from, const char *to) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+}
+
+int splashd_set_child_subreaper(int on) {
+    return prctl(PR_SET_CHILD_SUBREAPER, (unsigned long)(on ? 1 : 0), 0UL, 0UL, 0UL);
+}
+
+int splashd_is_child_subreaper(void) {
+    int on = 0;
+    if (prctl(PR_GET_CHILD_SUBREAPER, (unsigned long)&on, 0UL, 0UL, 0UL) != 0) {
+        return -1;
+    }
+    return on != 0;
 }

@@ -72,19 +72,27 @@ struct AuthTokenEndpoint {
             let expiresIn = object["expires_in"]?.numberValue.flatMap { Int64(exactly: $0.rounded(.down)) }
             return .granted(Grant(accessToken: access, refreshToken: refresh, expiresIn: expiresIn.map { max(0, $0) }))
         case 400..<500:
-            let code = object?["error"]?.stringValue.map(safeErrorCode)
+            let code = object?["error"]?.stringValue
             if code == "invalid_grant" { return .invalidGrant }
-            let what = "token endpoint \(url) answered \(reply.status)" + (code.map { " (\($0))" } ?? "")
+            let what = "token endpoint \(url) answered \(reply.status)" + (code.map { " (\(knownErrorCode($0)))" } ?? "")
             return reply.status == 408 || reply.status == 429 ? .unavailable(what) : .rejected(what)
         default:
             return .unavailable("token endpoint \(url) answered \(reply.status)")
         }
     }
 
-    /// An OAuth `error` code, cut to its allowed characters (RFC 6749 §5.2) so a reply cannot put
-    /// arbitrary text into logs.
-    static func safeErrorCode(_ text: String) -> String {
-        String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value <= 0x7E && $0 != "\"" && $0 != "\\" }.prefix(64))
+    /// The error codes of RFC 6749 §5.2, the only `error` values ever passed on.
+    static let errorCodes: Set<String> = [
+        "invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type",
+        "invalid_scope",
+    ]
+
+    /// What a reason says of an `error` field: the code when RFC 6749 §5.2 defines it, else a fixed
+    /// text. A server may put anything there — one that echoed the refresh token would otherwise
+    /// leak it into logs, the step's reason and every subscriber's state. `error_description` and
+    /// `error_uri` are never read.
+    static func knownErrorCode(_ text: String) -> String {
+        errorCodes.contains(text) ? text : "unrecognized error"
     }
 
     /// `application/x-www-form-urlencoded` of `pairs`: every byte but `A-Z a-z 0-9 - . _ ~` as `%XX`.

@@ -42,15 +42,33 @@ package struct ConfigFetchCache {
     }
 
     /// Replaces the cache with `body` and its ETag; a missing parent directory is created.
-    func store(_ body: [UInt8], etag: String?) throws {
+    ///
+    /// Throws `Problem.unwritable` naming the file and the errno.
+    func store(_ body: [UInt8], etag: String?) throws(Problem) {
         if unlink(etagPath) != 0 && errno != ENOENT {
-            throw Problem.unwritable("cannot remove \(etagPath): \(String(cString: strerror(errno)))")
+            throw .unwritable("cannot remove \(etagPath): \(SystemError.describe(errno))")
         }
         SessionStore.makeParentDirectory(of: path, mode: 0o755)
-        try AtomicFile.write(body, to: path, mode: 0o644)
-        if let etag {
-            try AtomicFile.write(Array(etag.utf8), to: etagPath, mode: 0o644)
+        do throws(AtomicFile.WriteError) {
+            try AtomicFile.write(body, to: path, mode: 0o644)
+            if let etag {
+                try AtomicFile.write(Array(etag.utf8), to: etagPath, mode: 0o644)
+            }
+        } catch {
+            throw .unwritable(Self.explain(error))
         }
+    }
+
+    /// A failed write, with the errno's name: the directory's when it refuses new files (EROFS,
+    /// EACCES, EPERM for an immutable one), else the write's own reason.
+    private static func explain(_ error: AtomicFile.WriteError) -> String {
+        let slash = error.path.lastIndex(of: "/")
+        let directory = slash.map { $0 == error.path.startIndex ? "/" : String(error.path[..<$0]) } ?? "."
+        if access(directory, W_OK) != 0 {
+            let code = errno
+            return "cannot write \(error.path): \(directory) does not take new files: \(SystemError.describe(code))"
+        }
+        return error.description
     }
 
     /// Why an existing cache is not used, or cannot be replaced.

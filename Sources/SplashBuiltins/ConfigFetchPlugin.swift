@@ -20,6 +20,12 @@ public import SplashPlugins
 ///   as an error and the old cache stays untouched: the cache (`offline: true`), else the
 ///   defaults (`offline: true`), else `StepFailure.network` (retryable).
 ///
+/// A fetched config that cannot be stored in the cache (a read-only or full file system, wrong
+/// permissions) is not a network failure, and a retry cannot help: it is logged as an error
+/// naming the file and the errno, and the launch goes on with the old cache, else the defaults
+/// (`offline: false` either way: the network worked), else fails for good with code
+/// `cache-unwritable`.
+///
 /// A `file://` URL is read the same way (no ETag) and stored in the cache. Without `url`: the
 /// defaults, or when there are none `source: "none"` with no `path` — so a fresh device with no
 /// remote endpoints launches.
@@ -127,10 +133,36 @@ public struct ConfigFetchPlugin: StepPlugin {
             do {
                 try cache.store(body, etag: etag)
             } catch {
-                return try fallBack(offline: true, reason: "\(url): fetched but not stored: \(error)")
+                return try withoutCaching(reason: "config fetched from \(url) but not stored: \(error)")
             }
             logger.info("config fetched from \(url) (\(body.count) bytes)")
             return facts(source: "network", path: cache.path, etag: etag)
+        }
+
+        /// A fetched config that cannot be stored: the old cache, else the defaults, else a failure
+        /// for good (`cache-unwritable`); never called offline.
+        mutating func withoutCaching(reason: String) throws -> Facts {
+            logger.error("\(reason)")
+            if let entry = usableCache() {
+                logger.warning("using the cached config \(cache.path), which is older than the fetched one")
+                return facts(source: "cache", path: cache.path, etag: entry.etag)
+            }
+            if let defaults = usableDefaults() {
+                logger.warning("using the default config \(defaults) instead of the fetched one")
+                return facts(source: "defaults", path: defaults)
+            }
+            throw StepFailure(code: .cacheUnwritable, message: reason, retryable: false)
+        }
+
+        /// The defaults file when it holds a JSON object; problems are logged.
+        func usableDefaults() -> String? {
+            guard let defaults else { return nil }
+            switch AtomicFile.read(defaults, limit: ConfigFetchCache.readLimit) {
+            case let bytes? where ConfigFetchCache.isJSONObject(bytes): return defaults
+            case _?: logger.error("default config not used: \(defaults) does not hold a JSON object")
+            case nil: logger.error("default config not used: cannot read \(defaults)")
+            }
+            return nil
         }
 
         /// The cache, else the defaults, else a network failure (or `source: "none"` without a URL).
@@ -140,14 +172,9 @@ public struct ConfigFetchPlugin: StepPlugin {
                 logger.warning("using the cached config \(cache.path)")
                 return facts(source: "cache", path: cache.path, etag: entry.etag, offline: true)
             }
-            if let defaults {
-                switch AtomicFile.read(defaults, limit: ConfigFetchCache.readLimit) {
-                case let bytes? where ConfigFetchCache.isJSONObject(bytes):
-                    logger.notice("using the default config \(defaults)")
-                    return facts(source: "defaults", path: defaults, offline: offline)
-                case _?: logger.error("default config not used: \(defaults) does not hold a JSON object")
-                case nil: logger.error("default config not used: cannot read \(defaults)")
-                }
+            if let defaults = usableDefaults() {
+                logger.notice("using the default config \(defaults)")
+                return facts(source: "defaults", path: defaults, offline: offline)
             }
             guard offline else {
                 logger.notice("no config url and no defaults: the app uses its built-in config")

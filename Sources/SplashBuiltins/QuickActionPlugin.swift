@@ -52,15 +52,15 @@ public struct QuickActionPlugin: StepPlugin {
                 continue
             }
             if let winner {
-                logger.info("quick action or deep link superseded by a newer one: \(input.loggable)", metadata: ["winner": "\(winner.action)"])
+                logger.info("quick action or deep link superseded by a newer one: \(input.loggable)", metadata: ["winner": "\(LogExcerpt.of(winner.action))"])
             } else {
                 winner = resolution
             }
         }
         if let winner {
             logger.info(
-                "quick action or deep link for this launch: \(winner.action)",
-                metadata: ["route": "\(winner.route ?? "-")", "sheet": "\(winner.sheet ?? "-")"]
+                "quick action or deep link for this launch: \(LogExcerpt.of(winner.action))",
+                metadata: ["route": "\(LogExcerpt.of(winner.route ?? "-"))", "sheet": "\(LogExcerpt.of(winner.sheet ?? "-"))"]
             )
         }
         return [

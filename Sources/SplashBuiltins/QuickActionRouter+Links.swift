@@ -1,4 +1,5 @@
 import SplashCore
+import SplashPlugins
 
 /// Deep-link parsing: scheme, host-and-path forms, path checks. See `QuickActionRouter`.
 extension QuickActionRouter {
@@ -34,8 +35,8 @@ extension QuickActionRouter {
 }
 
 extension QuickInput {
-    /// The input for logs: a link without its query and fragment (they may carry tokens), cut to
-    /// 200 characters.
+    /// The input for logs: a link without its query and fragment (they may carry tokens), as a
+    /// short escaped excerpt (`LogExcerpt`): spool files and clients write it.
     var loggable: String {
         var text: String
         switch self {
@@ -46,6 +47,6 @@ extension QuickInput {
             text = String(url[..<end])
             if end != url.endIndex { text += "?…" }
         }
-        return text.count > 200 ? String(text.prefix(200)) + "…" : text
+        return LogExcerpt.of(text)
     }
 }

@@ -30,6 +30,7 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
         case pluginSignaled = "plugin-signal"
         case pluginNotStartable = "plugin-not-startable"
         case pluginIOFailed = "plugin-io"
+        case cacheUnwritable = "cache-unwritable"
     }
 
     private enum Storage: Hashable, Sendable {
@@ -106,4 +107,7 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let pluginNotStartable = ErrorCode(.pluginNotStartable)
     /// Reading an external plugin's output failed.
     public static let pluginIOFailed = ErrorCode(.pluginIOFailed)
+    /// A fetched config could not be stored in the cache (read-only, full, permissions) and there
+    /// is no older cache or defaults to go on with: a retry cannot help.
+    public static let cacheUnwritable = ErrorCode(.cacheUnwritable)
 }

@@ -11,7 +11,7 @@ import NIOPosix
 import ServiceLifecycle
 public import SplashConfig
 import SplashCore
-import SplashPlugins
+public import SplashPlugins
 import SplashSystemd
 import UnixSignals
 
@@ -73,9 +73,10 @@ public enum Daemon {
     }
 
     /// The plugins of this build plus the external ones in `catalog` (built-ins win a name clash),
-    /// which inherit `environment`.
+    /// which inherit `environment` and whose escaped processes `containment` stops.
     public static func makeRegistry(
-        catalog: PluginCatalog, grace: Duration, environment: [String: String], builtins: BuiltinServices?, logger: Logger
+        catalog: PluginCatalog, grace: Duration, environment: [String: String], builtins: BuiltinServices?,
+        containment: PluginContainment, logger: Logger
     ) -> PluginRegistry {
         let board = SignalBoard()
         var plugins: [String: any StepPlugin] = builtins?.plugins() ?? [:]
@@ -86,7 +87,7 @@ public enum Daemon {
                 logger.warning("plugin manifest \(manifest.manifestPath) is shadowed by the built-in plugin \(name)")
                 continue
             }
-            plugins[name] = ExternalPlugin(manifest: manifest, grace: grace, environment: inherited)
+            plugins[name] = ExternalPlugin(manifest: manifest, grace: grace, environment: inherited, containment: containment)
         }
         return PluginRegistry(plugins: plugins, signalBoard: board)
     }
@@ -103,10 +104,16 @@ public enum Daemon {
         }
         try SocketServer.makeDirectories(options.stateDirectory, mode: 0o700)
         let endpoint = try socketEndpoint(options: options, config: config)
+        // Before the first plugin starts: its orphans come to the daemon, not to init.
+        if let refused = ChildSubreaper.enable() {
+            logger.warning("cannot become a child subreaper (\(refused)): a plugin's process that leaves its process group may outlive its step")
+        }
+        let containment = PluginContainment(ownsAllChildren: true)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let builtins = BuiltinServices(stateDirectory: options.stateDirectory, eventLoopGroup: group)
         let registry = makeRegistry(
-            catalog: catalog, grace: options.pluginGrace, environment: options.environment, builtins: builtins, logger: logger
+            catalog: catalog, grace: options.pluginGrace, environment: options.environment, builtins: builtins,
+            containment: containment, logger: logger
         )
         for spec in config.graph.steps where !registry.contains(spec.plugin) {
             logger.error("step \(spec.id) uses plugin \(spec.plugin), which is not available in this build; it will fail")
@@ -152,6 +159,7 @@ public enum Daemon {
             options: options,
             group: group,
             builtins: builtins,
+            containment: containment,
             logger: logger,
             releaseMemoryAfterLaunch: config.daemon.releaseMemoryAfterLaunch
         )
@@ -165,6 +173,12 @@ public enum Daemon {
             failure = error
         }
         await server.close()
+        // Every attempt has ended (the controller waited for their teardown); anything a plugin
+        // left that no step claimed goes now.
+        let leftovers = await containment.stopOrphans(grace: options.pluginGrace)
+        if leftovers != .nothingLeft {
+            logger.notice("stopped plugin processes left at shutdown: \(leftovers)")
+        }
         await builtins.shutdown()
         try? await group.shutdownGracefully()
         if let failure { throw failure }
@@ -214,6 +228,8 @@ struct DaemonService: Service, CustomStringConvertible {
     let options: DaemonOptions
     let group: MultiThreadedEventLoopGroup
     let builtins: BuiltinServices
+    /// Shared by every registry, across reloads.
+    let containment: PluginContainment
     let logger: Logger
     /// `[daemon] release_memory_after_launch`, as configured at start.
     let releaseMemoryAfterLaunch: Bool
@@ -268,7 +284,7 @@ struct DaemonService: Service, CustomStringConvertible {
                 let (config, catalog) = try Daemon.loadConfiguration(options: options, logger: logger)
                 let registry = Daemon.makeRegistry(
                     catalog: catalog, grace: options.pluginGrace, environment: options.environment, builtins: builtins,
-                    logger: logger
+                    containment: containment, logger: logger
                 )
                 controller.reload(graph: config.graph, settings: config.settings, plugins: registry)
                 logger.notice("configuration reloaded from \(config.source): \(config.graph.steps.count) steps, effective from the next launch")

@@ -26,7 +26,8 @@ import Darwin
 ///
 /// No process of the group outlives `run`: on cancellation the group gets SIGTERM, then SIGKILL
 /// once `clock` passes `grace` after it; processes left behind after the main process exited get
-/// the same treatment.
+/// the same treatment. Then so do the attempt's processes that left the group (`setsid`,
+/// `setpgid`, a double fork), which `containment` finds (see `PluginContainment`).
 public struct ExternalPlugin: StepPlugin {
     /// The exit code that asks for a retry (EX_TEMPFAIL).
     public static let temporaryFailureExitCode: Int32 = 75
@@ -43,19 +44,23 @@ public struct ExternalPlugin: StepPlugin {
     public let environment: PluginEnvironment.Inherited
     /// The clock `grace` passes on.
     public let clock: any Clock<Duration>
+    /// Finds the attempt's processes that left its process group; shared by the daemon's plugins.
+    public let containment: PluginContainment
 
     /// Creates the plugin for `manifest`, with `grace` on `clock` between SIGTERM and SIGKILL,
-    /// whose runs inherit `environment`.
+    /// whose runs inherit `environment` and whose escaped processes `containment` finds.
     public init(
         manifest: PluginManifest,
         grace: Duration = ExternalPlugin.defaultGrace,
         environment: PluginEnvironment.Inherited,
-        clock: any Clock<Duration> = ContinuousClock()
+        clock: any Clock<Duration> = ContinuousClock(),
+        containment: PluginContainment = PluginContainment()
     ) {
         self.manifest = manifest
         self.grace = grace
         self.environment = environment
         self.clock = clock
+        self.containment = containment
     }
 
     /// What the body of one run collects.
@@ -82,7 +87,8 @@ public struct ExternalPlugin: StepPlugin {
                 context.report(report)
             }
         }
-        let environment = PluginEnvironment.rows(for: context.run, inheriting: environment)
+        let attempt = containment.begin()
+        let environment = PluginEnvironment.rows(for: context.run, inheriting: environment, token: attempt.token)
         var options = PlatformOptions()
         options.processGroupID = 0
         // The SIGTERM and the SIGKILL after `grace` are ours (`GroupLifecycle`, on `clock`), and
@@ -105,6 +111,7 @@ public struct ExternalPlugin: StepPlugin {
                     output: .sequence,
                     error: .sequence
                 ) { execution in
+                    containment.started(attempt, leader: execution.processIdentifier.value)
                     lifecycle.started(group: execution.processIdentifier.value)
                     let output = execution.standardOutput
                     let errors = execution.standardError
@@ -138,6 +145,15 @@ public struct ExternalPlugin: StepPlugin {
 
         if let teardown = await lifecycle.finish(), let group = lifecycle.group {
             log(teardown, of: group, logger: logger)
+        }
+        if let escapees = containment.end(attempt) {
+            // In a task of its own, which the run's cancellation does not reach: the grace counts.
+            let escaped = await Task { [containment, grace] in
+                let outcome = await escapees.tearDown(grace: grace, clock: clock)
+                containment.tornDown()
+                return outcome
+            }.value
+            log(escaped, logger: logger)
         }
         if Task.isCancelled {
             throw CancellationError()
@@ -246,6 +262,20 @@ public struct ExternalPlugin: StepPlugin {
             logger.notice("process group \(group) ignored SIGTERM for \(grace); sent SIGKILL")
         case .killed(gone: false):
             logger.error("process group \(group) still has running processes after SIGKILL")
+        }
+    }
+
+    /// How the teardown of processes that left the group went.
+    private func log(_ outcome: Escapees.Outcome, logger: Logger) {
+        switch outcome {
+        case .nothingLeft:
+            break
+        case .terminated(let count):
+            logger.notice("\(count) process(es) that left the plugin's process group outlived it; stopped with SIGTERM")
+        case .killed(let count, gone: true):
+            logger.notice("\(count) process(es) that left the plugin's process group outlived it; SIGKILL after \(grace)")
+        case .killed(let count, gone: false):
+            logger.error("\(count) process(es) that left the plugin's process group still run after SIGKILL")
         }
     }
 

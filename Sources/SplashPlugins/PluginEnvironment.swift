@@ -47,9 +47,11 @@ public enum PluginEnvironment {
     }
 
     /// The whole environment of one attempt as `NAME=value\0` rows: `inherited` plus
-    /// `variables(for:)`, which win over inherited variables of the same name.
-    static func rows(for run: StepRun, inheriting inherited: Inherited) -> [[UInt8]] {
-        let variables = variables(for: run)
+    /// `variables(for:)` and the attempt's `token` (`SPLASHD_STEP_TOKEN`, see
+    /// `PluginContainment`), which win over inherited variables of the same name.
+    static func rows(for run: StepRun, inheriting inherited: Inherited, token: String? = nil) -> [[UInt8]] {
+        var variables = variables(for: run)
+        if let token { variables[PluginContainment.tokenVariable] = token }
         var rows = inherited.rows
         rows.reserveCapacity(rows.count + inherited.splashd.count + variables.count)
         for (name, row) in inherited.splashd where variables[name] == nil {

@@ -71,7 +71,8 @@ enum PluginOutputReader {
                 logger.info("\(line.text)", metadata: ["stream": "stdout"])
             }
         case .malformed(let reason):
-            logger.warning("malformed plugin output (\(reason)): \(line.text)", metadata: ["stream": "stdout"])
+            // A protocol line that went wrong may carry facts (tokens, say): an excerpt only.
+            logger.warning("malformed plugin output (\(reason)): \(LogExcerpt.of(line.text))", metadata: ["stream": "stdout"])
         case .report(let progress, let message, let newFacts):
             if let progress {
                 report(.progress(progress))

@@ -132,13 +132,12 @@ struct ExternalPluginTeardownTests {
         let plugin = fixture.plugin(path, grace: .milliseconds(200))
         let context = fixture.context(options: ["dir": .string(fixture.directory)])
 
-        let started = ContinuousClock.now
         let task = Task { try await plugin.run(context) }
+        // The grandchild sleeps 300 s: a run that waited for it to close stdout would not return
+        // within the bound.
         let outcome = try #require(await result(of: task, within: .seconds(10)), "run must not hang on the open stdout")
-        let elapsed = ContinuousClock.now - started
 
         #expect(try outcome.get() == ["left": .string("behind")])
-        #expect(elapsed < .seconds(5))
         let grandchild = try #require(ProcessProbe.pid(inFile: fixture.path("grandchild.pid")))
         #expect(!ProcessProbe.isRunning(grandchild), "grandchild \(grandchild) outlived the step")
         #expect(fixture.log.records(containing: "exited after SIGTERM").count == 1)

@@ -20,4 +20,12 @@ int splashd_malloc_trim(void);
 /// instead of replacing an existing `to`. 0, or -1 with errno set.
 int splashd_rename_noreplace(const char *from, const char *to);
 
+/// prctl(PR_SET_CHILD_SUBREAPER, on) (Linux 3.4): orphaned descendants are reparented to this
+/// process instead of init, so it can find and reap them. 0, or -1 with errno set.
+int splashd_set_child_subreaper(int on);
+
+/// prctl(PR_GET_CHILD_SUBREAPER): 1 when this process is a child subreaper, 0 when not, -1 with
+/// errno set on failure.
+int splashd_is_child_subreaper(void);
+
 #endif
