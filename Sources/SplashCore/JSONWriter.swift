@@ -56,15 +56,25 @@ public struct JSONWriter: Sendable {
         writeInt(value)
     }
 
+    /// Writes `value`; a whole number in the 64-bit range as its digits (no `.0`, no exponent),
+    /// a non-finite one as `null`.
     public mutating func number(_ value: Double) {
         separate()
         if !value.isFinite {
             writeNull()
-        } else if value.rounded() == value && abs(value) < 1e15 {
-            writeInt(Int64(value))
+        } else if let whole = Int64(exactly: value) {
+            writeInt(whole)
+        } else if let whole = UInt64(exactly: value) {
+            writeDigits(whole)
         } else {
             bytes.append(contentsOf: String(value).utf8)
         }
+    }
+
+    /// Writes `value`'s digits.
+    public mutating func unsigned(_ value: UInt64) {
+        separate()
+        writeDigits(value)
     }
 
     public mutating func null() {
@@ -77,6 +87,8 @@ public struct JSONWriter: Sendable {
         case .null: null()
         case .bool(let flag): bool(flag)
         case .number(let number): self.number(number)
+        case .largeInteger(let whole): int(whole)
+        case .largeUnsignedInteger(let whole): unsigned(whole)
         case .string(let text): string(text)
         case .array(let elements): array { writer in for element in elements { writer.value(element) } }
         case .object(let members):
@@ -97,7 +109,11 @@ public struct JSONWriter: Sendable {
     /// Decimal digits without making a `String` first: a state has several numbers per step.
     private mutating func writeInt(_ value: Int64) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
+        writeDigits(value.magnitude)
+    }
+
+    private mutating func writeDigits(_ value: UInt64) {
+        var magnitude = value
         let start = bytes.count
         repeat {
             bytes.append(UInt8(truncatingIfNeeded: magnitude % 10) &+ UInt8(ascii: "0"))
