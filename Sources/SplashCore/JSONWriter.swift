@@ -7,8 +7,17 @@ public struct JSONWriter: Sendable {
     /// The bytes written so far.
     public private(set) var bytes: [UInt8] = []
     private var needsComma: [Bool] = [false]
+    /// Whether strings also get DEL, C1 controls, separators and bidirectional formatting
+    /// escaped (as `\u007f`…): what `LogEscaping` escapes, for log lines. The value read back
+    /// is the same either way.
+    private let escapesAllControls: Bool
 
-    public init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+    /// A writer; `escapingAllControls` for log lines (see `LogEscaping`): no character that
+    /// could mislead a terminal is written as it is.
+    public init(capacity: Int = 256, escapingAllControls: Bool = false) {
+        bytes.reserveCapacity(capacity)
+        escapesAllControls = escapingAllControls
+    }
 
     /// The output as a string.
     public var string: String { String(decoding: bytes, as: UTF8.self) }
@@ -126,6 +135,10 @@ public struct JSONWriter: Sendable {
 
     /// Copies runs of bytes that need no escaping in one go: state lines are mostly such text.
     private mutating func writeString(_ text: String) {
+        if escapesAllControls, LogEscaping.needsEscaping(text) {
+            writeStringEscapingAllControls(text)
+            return
+        }
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
@@ -141,6 +154,22 @@ public struct JSONWriter: Sendable {
             }
             if runStart < utf8.count {
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// The slow path of `writeString` for log lines: scalar by scalar.
+    private mutating func writeStringEscapingAllControls(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || scalar == "\"" || scalar == "\\" {
+                writeEscaped(UInt8(scalar.value))
+            } else if scalar.value == 0x7F || LogEscaping.isInvisibleFormatting(scalar) {
+                bytes.append(contentsOf: #"\u"#.utf8)
+                bytes.append(contentsOf: LogEscaping.hex(scalar.value, digits: 4).utf8)
+            } else {
+                bytes.append(contentsOf: String(scalar).utf8)
             }
         }
         bytes.append(UInt8(ascii: "\""))
