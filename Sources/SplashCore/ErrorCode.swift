@@ -30,6 +30,8 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
         case pluginSignaled = "plugin-signal"
         case pluginNotStartable = "plugin-not-startable"
         case pluginIOFailed = "plugin-io"
+        // Socket protocol replies (added later).
+        case busy
     }
 
     private enum Storage: Hashable, Sendable {
@@ -106,4 +108,10 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let pluginNotStartable = ErrorCode(.pluginNotStartable)
     /// Reading an external plugin's output failed.
     public static let pluginIOFailed = ErrorCode(.pluginIOFailed)
+
+    // MARK: Socket protocol (added later)
+
+    /// The daemon serves its maximum of clients (`[socket] max_clients`, or fewer for its
+    /// descriptor limit); the connection is closed.
+    public static let busy = ErrorCode(.busy)
 }
