@@ -105,6 +105,8 @@ public enum Daemon {
         let endpoint = try socketEndpoint(options: options, config: config)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let builtins = BuiltinServices(stateDirectory: options.stateDirectory, eventLoopGroup: group)
+        // Before anything is written: what a crash left between writing a file aside and renaming it.
+        builtins.removeStaleTemporaries(graph: config.graph, logger: logger)
         let registry = makeRegistry(
             catalog: catalog, grace: options.pluginGrace, environment: options.environment, builtins: builtins, logger: logger
         )
