@@ -39,7 +39,7 @@ public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The exit status `splashctl` uses for this error (sysexits.h).
     ///
     /// 69 `EX_UNAVAILABLE` (not running, or went away), 77 `EX_NOPERM` (socket permissions or a
-    /// `permission-denied` reply), 75 `EX_TEMPFAIL` (timed out), 76 `EX_PROTOCOL` (bad message),
+    /// `permission-denied` reply), 75 `EX_TEMPFAIL` (timed out, or `busy`), 76 `EX_PROTOCOL` (bad message),
     /// 74 `EX_IOERR` (other I/O), 1 (any other `error` reply of the daemon).
     public var exitCode: Int32 {
         switch self {
@@ -48,7 +48,12 @@ public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timedOut: 75
         case .invalidMessage: 76
         case .io: 74
-        case .rejected(let error): error.code == .permissionDenied ? 77 : 1
+        case .rejected(let error):
+            switch error.code {
+            case .permissionDenied: 77
+            case .busy: 75
+            default: 1
+            }
         }
     }
 }

@@ -22,6 +22,8 @@ public final class SplashConnection {
 
     /// Connects to the socket at `path` and reads the daemon's `hello`.
     ///
+    /// A daemon serving its maximum of clients answers `busy` instead: `rejected` with that error.
+    ///
     /// - Parameters:
     ///   - timeout: the limit for connecting plus `hello`, and for each later `send`.
     ///   - maxLineBytes: longer lines from the daemon are protocol errors (`invalidMessage`).
@@ -31,7 +33,15 @@ public final class SplashConnection {
         let deadline = ContinuousClock.now + timeout
         let stream = try UnixStream.connect(path: path, deadline: deadline, maxLineBytes: maxLineBytes)
         let line = try stream.readLine(deadline: deadline)
-        guard case .hello(let proto, let version)? = ServerMessage.decode(line) else {
+        let proto: Int
+        let version: String
+        switch ServerMessage.decode(line) {
+        case .hello(let helloProtocol, let helloVersion)?:
+            (proto, version) = (helloProtocol, helloVersion)
+        case .error(let error)?:
+            // Instead of hello: `busy`, the daemon serves its maximum of clients.
+            throw .rejected(error)
+        default:
             throw .invalidMessage("expected hello, got \(Self.excerpt(line))")
         }
         self.path = path

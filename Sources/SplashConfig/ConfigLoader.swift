@@ -14,7 +14,7 @@ public enum ConfigLoader {
     static let topLevelKeys: Set<String> = ["splash", "socket", "daemon", "step"]
     static let daemonKeys: Set<String> = ["release_memory_after_launch"]
     static let splashKeys: Set<String> = ["min_display", "slow_after", "timeout", "exit_animation", "allow_offline"]
-    static let socketKeys: Set<String> = ["path", "mode", "control_group"]
+    static let socketKeys: Set<String> = ["path", "mode", "control_group", "max_clients"]
 
     /// Parses and validates the config text `text`; `file` is used in messages and as `source`.
     ///
@@ -110,6 +110,13 @@ public enum ConfigLoader {
         if let group = try reader.string("control_group") {
             guard !group.isEmpty else { throw reader.error(at: "control_group", "control_group must not be empty") }
             socket.controlGroup = group
+        }
+        if let maxClients = try reader.int("max_clients") {
+            let range = SocketSettings.maxClientsRange
+            guard range.contains(maxClients) else {
+                throw reader.error(at: "max_clients", "max_clients in [socket] must be from \(range.lowerBound) to \(range.upperBound), not \(maxClients)")
+            }
+            socket.maxClients = maxClients
         }
         return socket
     }

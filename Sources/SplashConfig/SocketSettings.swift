@@ -6,9 +6,16 @@ public struct SocketSettings: Sendable, Equatable {
     public var mode: UInt32
     /// Members of this group may send commands that change state; `nil`: only root.
     public var controlGroup: String?
+    /// The most clients served at once (`max_clients`); the daemon serves fewer when its
+    /// descriptor limit, less a reserve for plugins, leaves room for fewer.
+    public var maxClients: Int = SocketSettings.defaultMaxClients
 
     /// The default permission bits, `0o660`.
     public static let defaultMode: UInt32 = 0o660
+    /// The default `max_clients`, 1024.
+    public static let defaultMaxClients = 1024
+    /// The values `max_clients` may take.
+    public static let maxClientsRange = 1...1_000_000
 
     /// Creates socket settings; the defaults are those of a config without `[socket]`.
     public init(path: String? = nil, mode: UInt32 = SocketSettings.defaultMode, controlGroup: String? = nil) {

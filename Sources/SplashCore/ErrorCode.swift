@@ -31,6 +31,8 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
         case pluginNotStartable = "plugin-not-startable"
         case pluginIOFailed = "plugin-io"
         case cacheUnwritable = "cache-unwritable"
+        // Socket protocol replies (added later).
+        case busy
     }
 
     private enum Storage: Hashable, Sendable {
@@ -110,4 +112,10 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     /// A fetched config could not be stored in the cache (read-only, full, permissions) and there
     /// is no older cache or defaults to go on with: a retry cannot help.
     public static let cacheUnwritable = ErrorCode(.cacheUnwritable)
+
+    // MARK: Socket protocol (added later)
+
+    /// The daemon serves its maximum of clients (`[socket] max_clients`, or fewer for its
+    /// descriptor limit); the connection is closed.
+    public static let busy = ErrorCode(.busy)
 }

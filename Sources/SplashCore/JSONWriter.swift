@@ -7,8 +7,17 @@ public struct JSONWriter: Sendable {
     /// The bytes written so far.
     public private(set) var bytes: [UInt8] = []
     private var needsComma: [Bool] = [false]
+    /// Whether strings also get DEL, C1 controls, separators and bidirectional formatting
+    /// escaped (as `\u007f`…): what `LogEscaping` escapes, for log lines. The value read back
+    /// is the same either way.
+    private let escapesAllControls: Bool
 
-    public init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+    /// A writer; `escapingAllControls` for log lines (see `LogEscaping`): no character that
+    /// could mislead a terminal is written as it is.
+    public init(capacity: Int = 256, escapingAllControls: Bool = false) {
+        bytes.reserveCapacity(capacity)
+        escapesAllControls = escapingAllControls
+    }
 
     /// The output as a string.
     public var string: String { String(decoding: bytes, as: UTF8.self) }
@@ -56,15 +65,25 @@ public struct JSONWriter: Sendable {
         writeInt(value)
     }
 
+    /// Writes `value`; a whole number in the 64-bit range as its digits (no `.0`, no exponent),
+    /// a non-finite one as `null`.
     public mutating func number(_ value: Double) {
         separate()
         if !value.isFinite {
             writeNull()
-        } else if value.rounded() == value && abs(value) < 1e15 {
-            writeInt(Int64(value))
+        } else if let whole = Int64(exactly: value) {
+            writeInt(whole)
+        } else if let whole = UInt64(exactly: value) {
+            writeDigits(whole)
         } else {
             bytes.append(contentsOf: String(value).utf8)
         }
+    }
+
+    /// Writes `value`'s digits.
+    public mutating func unsigned(_ value: UInt64) {
+        separate()
+        writeDigits(value)
     }
 
     public mutating func null() {
@@ -77,6 +96,8 @@ public struct JSONWriter: Sendable {
         case .null: null()
         case .bool(let flag): bool(flag)
         case .number(let number): self.number(number)
+        case .largeInteger(let whole): int(whole)
+        case .largeUnsignedInteger(let whole): unsigned(whole)
         case .string(let text): string(text)
         case .array(let elements): array { writer in for element in elements { writer.value(element) } }
         case .object(let members):
@@ -97,7 +118,11 @@ public struct JSONWriter: Sendable {
     /// Decimal digits without making a `String` first: a state has several numbers per step.
     private mutating func writeInt(_ value: Int64) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
+        writeDigits(value.magnitude)
+    }
+
+    private mutating func writeDigits(_ value: UInt64) {
+        var magnitude = value
         let start = bytes.count
         repeat {
             bytes.append(UInt8(truncatingIfNeeded: magnitude % 10) &+ UInt8(ascii: "0"))
@@ -110,6 +135,10 @@ public struct JSONWriter: Sendable {
 
     /// Copies runs of bytes that need no escaping in one go: state lines are mostly such text.
     private mutating func writeString(_ text: String) {
+        if escapesAllControls, LogEscaping.needsEscaping(text) {
+            writeStringEscapingAllControls(text)
+            return
+        }
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
@@ -125,6 +154,22 @@ public struct JSONWriter: Sendable {
             }
             if runStart < utf8.count {
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// The slow path of `writeString` for log lines: scalar by scalar.
+    private mutating func writeStringEscapingAllControls(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || scalar == "\"" || scalar == "\\" {
+                writeEscaped(UInt8(scalar.value))
+            } else if scalar.value == 0x7F || LogEscaping.isInvisibleFormatting(scalar) {
+                bytes.append(contentsOf: #"\u"#.utf8)
+                bytes.append(contentsOf: LogEscaping.hex(scalar.value, digits: 4).utf8)
+            } else {
+                bytes.append(contentsOf: String(scalar).utf8)
             }
         }
         bytes.append(UInt8(ascii: "\""))

@@ -70,7 +70,7 @@ public struct WireObject: Sendable {
     }
 
     public func double(_ key: String) throws(WireError) -> Double {
-        guard case .number(let number)? = members[key], number.isFinite else { throw fail(key, "a number") }
+        guard let number = members[key]?.numberValue, number.isFinite else { throw fail(key, "a number") }
         return number
     }
 
@@ -78,10 +78,9 @@ public struct WireObject: Sendable {
     public func optionalInt(_ key: String) throws(WireError) -> Int64? {
         switch members[key] {
         case nil, .null?: return nil
-        case .number(let number)?:
-            guard let whole = Int64(exactly: number) else { throw fail(key, "a whole number") }
+        case let value?:
+            guard let whole = value.int64Value else { throw fail(key, "a whole number") }
             return whole
-        default: throw fail(key, "a whole number")
         }
     }
 

@@ -94,7 +94,7 @@ public enum Daemon {
 
     /// Runs until SIGTERM or SIGINT, then stops every plugin and returns.
     public static func run(options: DaemonOptions, logger: Logger) async throws {
-        raiseDescriptorLimit(logger: logger)
+        let descriptorLimit = raiseDescriptorLimit(logger: logger)
         let config: DaemonConfig
         let catalog: PluginCatalog
         do {
@@ -111,6 +111,8 @@ public enum Daemon {
         let containment = PluginContainment(ownsAllChildren: true)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let builtins = BuiltinServices(stateDirectory: options.stateDirectory, eventLoopGroup: group)
+        // Before anything is written: what a crash left between writing a file aside and renaming it.
+        builtins.removeStaleTemporaries(graph: config.graph, logger: logger)
         let registry = makeRegistry(
             catalog: catalog, grace: options.pluginGrace, environment: options.environment, builtins: builtins,
             containment: containment, logger: logger
@@ -142,11 +144,18 @@ public enum Daemon {
         )
         // The socket is served before the service group starts: a client connecting now gets its
         // hello at once, and its requests wait in the controller's queue until the launch runs.
+        let maxClients = ConnectionLimit.capacity(
+            maxClients: config.socket.maxClients, descriptorLimit: descriptorLimit, steps: config.graph.steps.count
+        )
+        logger.debug(
+            "serving at most \(maxClients) clients (max_clients \(config.socket.maxClients), descriptor limit \(descriptorLimit), \(ConnectionLimit.reserve(steps: config.graph.steps.count)) kept for the daemon and its plugins)"
+        )
         let server: SocketServer
         do {
             server = try await SocketServer.start(
                 endpoint: endpoint, group: group, commands: controller, broadcaster: broadcaster,
                 access: AccessPolicy(controlGID: config.socket.controlGroup.flatMap(AccessPolicy.groupID(named:))),
+                maxClients: maxClients,
                 logger: logger
             )
         } catch {
@@ -185,15 +194,25 @@ public enum Daemon {
     }
 
     /// Every client connection is a descriptor: take the hard limit as the soft one (systemd's
-    /// default soft limit, 1024, would cap subscribers at about a thousand).
-    static func raiseDescriptorLimit(logger: Logger) {
+    /// default soft limit, 1024, would cap subscribers at about a thousand). Returns the soft
+    /// limit in force (`Int.max` when unlimited).
+    static func raiseDescriptorLimit(logger: Logger) -> Int {
         var limit = rlimit()
-        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        let previous = limit.rlim_cur
-        limit.rlim_cur = limit.rlim_max
-        if setrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 {
-            logger.debug("descriptor limit raised from \(previous) to \(limit.rlim_max)")
+        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return Int.max }
+        if limit.rlim_cur < limit.rlim_max {
+            let previous = limit.rlim_cur
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(RLIMIT_NOFILE_VALUE, &raised) == 0 {
+                logger.debug("descriptor limit raised from \(previous) to \(raised.rlim_cur)")
+                limit = raised
+            } else {
+                logger.debug("descriptor limit stays at \(previous): \(String(cString: strerror(errno)))")
+            }
+        } else {
+            logger.debug("descriptor limit is \(limit.rlim_cur) (the hard limit)")
         }
+        return Int(clamping: limit.rlim_cur)  // RLIM_INFINITY (all ones) becomes Int.max
     }
 
     static func socketEndpoint(options: DaemonOptions, config: DaemonConfig) throws -> SocketServer.Endpoint {

@@ -38,21 +38,46 @@ public final class SocketServer: Sendable {
         self.owned = owned
     }
 
-    /// Starts serving on `endpoint`. Returns once the socket accepts clients.
+    /// How long the server stops accepting after `accept` failed (out of descriptors, memory).
+    static let acceptBackoff = TimeAmount.milliseconds(250)
+
+    /// Starts serving on `endpoint`, at most `maxClients` clients at once (one more is answered
+    /// `busy` and closed). Returns once the socket accepts clients.
     public static func start(
         endpoint: Endpoint,
         group: any EventLoopGroup,
         commands: any CommandHandler,
         broadcaster: StateBroadcaster,
         access: AccessPolicy,
+        maxClients: Int,
         logger: Logger
     ) async throws -> SocketServer {
+        let limit = ConnectionLimit(capacity: maxClients)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
+            .serverChannelInitializer { channel in
+                // `accept` failing (EMFILE, ENFILE, ENOMEM) leaves the connection in the backlog
+                // and the socket readable: without a pause the loop would retry at once, forever.
+                // (NIO adds this handler only for its async bind.)
+                channel.eventLoop.makeCompletedFuture {
+                    let backoff = AcceptBackoffHandler(shouldForwardIOErrorCaught: false) { error in
+                        if limit.shouldLogAcceptFailure() {
+                            logger.warning("cannot accept a client (\(error)); pausing new connections for a moment")
+                        }
+                        return acceptBackoff
+                    }
+                    try channel.pipeline.syncOperations.addHandler(backoff)
+                }
+            }
             .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 16 * 1024, high: 64 * 1024))
             .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 4)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    guard limit.admit() else {
+                        try channel.pipeline.syncOperations.addHandler(BusyConnectionHandler(capacity: limit.capacity))
+                        return
+                    }
+                    channel.closeFuture.whenComplete { _ in limit.release() }
                     let handlers: [any ChannelHandler] = [
                         ByteToMessageHandler(LineFrameDecoder(maxLength: SocketDefaults.maxLineBytes)),
                         ConnectionHandler(commands: commands, broadcaster: broadcaster, access: access, logger: logger),

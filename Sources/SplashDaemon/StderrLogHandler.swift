@@ -10,6 +10,11 @@ import SystemPackage
 ///
 /// Text: `2026-11-22T12:00:00.123Z info launch started launch=6f1c…`. JSON: one object per line
 /// with `time`, `level`, `message`, `source`, `file`, `line` and the metadata as string members.
+///
+/// Nothing in a record can break its line or reach the terminal as a control sequence: in text,
+/// the message and every metadata key and value are escaped (`LogEscaping`: `\n`, `\x1b`,
+/// `\u202e`, `\\`); in JSON, the writer escapes the same characters as `\u` escapes, so the
+/// values read back are the original ones.
 /// The metadata is merged and ordered as `JournaldLogHandler` does it (`LogMetadata`): the
 /// handler's, then the metadata provider's, then the record's own.
 public struct StderrLogHandler: LogHandler {
@@ -51,9 +56,9 @@ public struct StderrLogHandler: LogHandler {
         var line: String
         switch format {
         case .text:
-            line = "\(Self.timestamp()) \(event.level) \(event.message)\(metadata.text)"
+            line = "\(Self.timestamp()) \(event.level) \(LogEscaping.escaped(event.message.description))\(metadata.text)"
         case .json:
-            var writer = JSONWriter(capacity: 256)
+            var writer = JSONWriter(capacity: 256, escapingAllControls: true)
             writer.object { w in
                 w.key("time"); w.string(Self.timestamp())
                 w.key("level"); w.string(event.level.rawValue)

@@ -7,7 +7,8 @@ import SystemPackage
 /// content, never a mix or nothing (and `append`, for formats that tolerate a torn tail).
 ///
 /// `write` writes a temporary file in the same directory, fsyncs it, renames it over the target
-/// and fsyncs the directory.
+/// and fsyncs the directory. The temporary is `.NAME.tmp-PID`; one left by a crash is removed at
+/// the next start (`removeStaleTemporaries(in:)`).
 public enum AtomicFile {
     /// Why a write failed; the old file (if any) is untouched.
     public struct WriteError: Error, CustomStringConvertible, Sendable {
@@ -21,7 +22,7 @@ public enum AtomicFile {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let temporary = "\(directory.isEmpty ? "/" : directory)/.\(name).tmp-\(getpid())"
+        let temporary = "\(directory.isEmpty ? "/" : directory)/\(temporaryName(for: name, pid: getpid()))"
         func failure(_ what: String) -> WriteError {
             WriteError(path: path, reason: "\(what): \(String(cString: strerror(errno)))")
         }
@@ -46,6 +47,67 @@ public enum AtomicFile {
             fsync(dirFD)
             close(dirFD)
         }
+    }
+
+    /// The name of the temporary `write` uses for the file `name` in process `pid`.
+    static func temporaryName(for name: String, pid: pid_t) -> String {
+        ".\(name).tmp-\(pid)"
+    }
+
+    /// The process id in a temporary's name `.NAME.tmp-PID`; nil for any other name.
+    static func temporaryOwner(_ name: String) -> pid_t? {
+        let bytes = Array(name.utf8)
+        guard bytes.first == UInt8(ascii: "."), let dash = bytes.lastIndex(of: UInt8(ascii: "-")), dash >= 6,
+            bytes[(dash - 4)...dash].elementsEqual(".tmp-".utf8)
+        else { return nil }
+        let digits = bytes[(dash + 1)...]
+        guard (1...10).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return pid_t(String(decoding: digits, as: UTF8.self))
+    }
+
+    /// Removes the temporaries of `write` left in `directory` by processes that crashed (or
+    /// lost power) between writing and renaming them; returns the names removed.
+    ///
+    /// Call it before this process writes there. A temporary is kept only while its process
+    /// may still rename it: a live process other than this one running `program` (by default
+    /// this process's executable). Only regular files named `.NAME.tmp-PID` are touched, not
+    /// symbolic links or directories; `names`, when given, limits it to the temporaries of
+    /// those files (for a directory shared with others).
+    @discardableResult
+    public static func removeStaleTemporaries(
+        in directory: String, names: Set<String>? = nil, program: String? = nil
+    ) -> [String] {
+        let program = program ?? executable("/proc/self/exe")
+        guard let stream = opendir(directory) else { return [] }
+        defer { closedir(stream) }
+        var removed: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let pid = temporaryOwner(name) else { continue }
+            if let names, !names.contains(where: { temporaryName(for: $0, pid: pid) == name }) { continue }
+            if pid != getpid() && mayStillWrite(pid, program: program) { continue }
+            let path = "\(directory)/\(name)"
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            if unlink(path) == 0 { removed.append(name) }
+        }
+        return removed.sorted()
+    }
+
+    /// Whether process `pid` is alive and runs `program` (when `program` is unknown: alive).
+    private static func mayStillWrite(_ pid: pid_t, program: String?) -> Bool {
+        guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return false }
+        guard let program else { return true }
+        return executable("/proc/\(pid)/exe") == program
+    }
+
+    private static func executable(_ link: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(link, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Appends `bytes` to the existing file at `path` and fsyncs it. Not atomic: a power cut

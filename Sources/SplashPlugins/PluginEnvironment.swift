@@ -107,6 +107,8 @@ public enum PluginEnvironment {
                 return String(Int64(number))
             }
             return String(number)
+        case .largeInteger(let whole): return String(whole)
+        case .largeUnsignedInteger(let whole): return String(whole)
         case .null, .array, .object: return nil
         }
     }

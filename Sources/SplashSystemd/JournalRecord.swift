@@ -8,6 +8,10 @@ import SplashCore
 /// `launch` → `SPLASHD_LAUNCH`, `step` → `SPLASHD_STEP`, `duration_ms` → `SPLASHD_DURATION_MS`, …);
 /// the `event` key (a ``LaunchLogEvent`` raw value) also gives the event's `MESSAGE_ID`. An error
 /// attached to the record becomes `SPLASHD_ERROR`.
+///
+/// `MESSAGE` is escaped as the text log is (`LogEscaping`): `journalctl --all` prints it to a
+/// terminal as it is, so a client's newline or escape sequence must not be in it. The `SPLASHD_*`
+/// fields keep their values exactly (the journal stores them binary-safe, for matching).
 public enum JournalRecord {
     /// The fields of `event` with the already merged `metadata`, sent as `identifier`.
     public static func fields(
@@ -16,7 +20,7 @@ public enum JournalRecord {
         identifier: String
     ) -> [JournalField] {
         var fields: [JournalField] = [
-            JournalField("MESSAGE", event.message.description),
+            JournalField("MESSAGE", LogEscaping.escaped(event.message.description)),
             JournalField("PRIORITY", String(priority(of: event.level))),
             JournalField("SYSLOG_IDENTIFIER", identifier),
             JournalField("CODE_FILE", event.file),

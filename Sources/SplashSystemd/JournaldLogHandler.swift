@@ -1,4 +1,5 @@
 public import Logging
+import SplashCore
 import Synchronization
 
 /// A swift-log backend that sends every record to the systemd journal with structured fields.
@@ -42,7 +43,7 @@ public struct JournaldLogHandler: LogHandler {
         let fields = JournalRecord.fields(of: event, metadata: metadata.merged, identifier: identifier)
         let result = JournalSender.send(fields)
         guard result < 0 else { return }
-        var line = "\(identifier): \(event.level) \(event.message)\(metadata.text)"
+        var line = "\(identifier): \(event.level) \(LogEscaping.escaped(event.message.description))\(metadata.text)"
         if !Self.fellBack.exchange(true, ordering: .relaxed) {
             line += " [not sent to the journal: \(JournalSender.describe(result)); writing to stderr]"
         }

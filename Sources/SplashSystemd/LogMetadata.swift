@@ -1,4 +1,5 @@
 public import Logging
+import SplashCore
 
 /// One record's metadata as the daemon's log handlers write it (`JournaldLogHandler`, and
 /// `StderrLogHandler` in SplashDaemon).
@@ -31,10 +32,11 @@ public struct LogMetadata: Sendable {
         keys.map { ($0, merged[$0]!.description) }
     }
 
-    /// ` key=value` for every entry, in key order; empty when there is no metadata.
+    /// ` key=value` for every entry, in key order, keys and values escaped (`LogEscaping`) so
+    /// that no value can end the line; empty when there is no metadata.
     public var text: String {
         var text = ""
-        for (key, value) in entries { text += " \(key)=\(value)" }
+        for (key, value) in entries { text += " \(LogEscaping.escaped(key))=\(LogEscaping.escaped(value))" }
         return text
     }
 }

@@ -29,7 +29,8 @@ import Testing
             writer.number(Double(value))
         }
         let double = Double(value)
-        let expectedDouble = double.rounded() == double && abs(double) < 1e15 ? String(value) : String(double)
+        // A whole double is written as its exact digits (Int64.max becomes 2^63 as a double).
+        let expectedDouble = Int64(exactly: double).map(String.init) ?? UInt64(exactly: double).map(String.init) ?? String(double)
         #expect(writer.string == "[\(value),\(value > 0),\(expectedDouble)]")
     }
 

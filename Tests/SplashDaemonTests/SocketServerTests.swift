@@ -36,7 +36,7 @@ import TestSupport
 
         let server = try await SocketServer.start(
             endpoint: .path(path, mode: mode, group: nil), group: group, commands: NoCommands(),
-            broadcaster: StateBroadcaster(), access: AccessPolicy(controlGID: nil), logger: logger
+            broadcaster: StateBroadcaster(), access: AccessPolicy(controlGID: nil), maxClients: 8, logger: logger
         )
         var info = stat()
         #expect(stat(path, &info) == 0)

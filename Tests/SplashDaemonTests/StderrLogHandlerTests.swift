@@ -68,4 +68,31 @@ import Glibc
         }
         #expect(object.count == 11)
     }
+
+    static let forged = "x\n2026-01-01T00:00:00.000Z critical FORGED root login \u{1B}[31m\u{9B}\u{202E}\r"
+
+    /// A record whose message, metadata key and value all carry a forged record and escapes.
+    static func logForged(_ logger: inout Logger) {
+        logger.warning("dropped: \(forged)", metadata: ["input": "\(forged)", "key\nFORGED\u{1B}": "v"])
+    }
+
+    @Test func textEscapesTheMessageAndEveryMetadataKeyAndValue() throws {
+        let lines = try Self.lines(.text, Self.logForged)
+        #expect(lines.count == 2 && lines.last == "", "one line, ending in a newline: \(lines)")
+        let line = try #require(lines.first)
+        let escaped = #"x\n2026-01-01T00:00:00.000Z critical FORGED root login \x1b[31m\u009b\u202e\r"#
+        #expect(line.hasSuffix(" warning dropped: \(escaped) both=provider input=\(escaped) key\\nFORGED\\x1b=v p=provider shared=provider"), "\(line)")
+        #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x202E })
+    }
+
+    @Test func jsonEscapesTheSameAndReadsBackExactly() throws {
+        let lines = try Self.lines(.json, Self.logForged)
+        #expect(lines.count == 2 && lines.last == "", "one line, ending in a newline: \(lines)")
+        let line = try #require(lines.first)
+        #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x202E })
+        let object = try #require(try JSONDecoder().decode(JSONValue.self, from: Data(line.utf8)).objectValue)
+        #expect(object["message"] == .string("dropped: \(Self.forged)"))
+        #expect(object["input"] == .string(Self.forged))
+        #expect(object["key\nFORGED\u{1B}"] == "v")
+    }
 }

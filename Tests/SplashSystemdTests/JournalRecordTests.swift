@@ -86,4 +86,14 @@ import Testing
     private static func event() -> LogEvent {
         LogEvent(level: .notice, message: "m", metadata: nil, source: nil, file: "F.swift", function: "f()", line: 1)
     }
+    /// `journalctl --all` prints MESSAGE as it is: a client's line break or escape must not be in it.
+    @Test func theMessageIsEscapedAndTheFieldsKeepTheirValues() {
+        let event = LogEvent(
+            level: .warning, message: "dropped: x\n2026-01-01T00:00:00.000Z critical FORGED \u{1B}[31m", metadata: nil,
+            source: nil, file: "f.swift", function: "f()", line: 1
+        )
+        let fields = JournalRecord.fields(of: event, metadata: ["input": "x\n\u{1B}"], identifier: "splashd")
+        #expect(fields.first == JournalField("MESSAGE", #"dropped: x\n2026-01-01T00:00:00.000Z critical FORGED \x1b[31m"#))
+        #expect(fields.last == JournalField("SPLASHD_INPUT", "x\n\u{1B}"))
+    }
 }

@@ -27,4 +27,10 @@ import Testing
         #expect(metadata.entries.map(\.key) == ["list", "map", "n"])
         #expect(metadata.text == #" list=["a", "b"] map=["k": "v"] n=3"#)
     }
+    @Test func keysAndValuesAreEscapedInTheText() {
+        let metadata = LogMetadata(handler: [:], provider: nil, event: ["a\nb": "x\n2026 critical FORGED\u{1B}[2J", "ok": "\u{202E}"])
+        #expect(metadata.text == #" a\nb=x\n2026 critical FORGED\x1b[2J ok=\u202e"#)
+        // The merged values stay as they were (the journal's fields take them exactly).
+        #expect(metadata.merged["a\nb"] == "x\n2026 critical FORGED\u{1B}[2J")
+    }
 }

@@ -111,6 +111,13 @@ public final class DaemonProcess: @unchecked Sendable {
         throw DaemonFailure(message: "splashd did not serve \(socketPath) within \(timeout):\n\(log)")
     }
 
+    /// SIGKILL (a crash, or a power cut as far as the process can tell), then waits for the exit.
+    public func killAndWait() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        exited.wait()
+        exited.signal()
+    }
+
     /// SIGTERM, then waits for the exit; returns the exit status.
     @discardableResult
     public func stop(timeout: Duration = .seconds(20)) -> Int32 {

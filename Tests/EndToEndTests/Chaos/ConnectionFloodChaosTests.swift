@@ -1,0 +1,183 @@
+import Foundation
+import SplashClient
+import SplashCore
+import Testing
+import TestSupport
+
+/// Issue 12: anyone who could connect could exhaust the daemon's descriptors. At its file limit
+/// with idle connections it spun a full core, new clients never got `hello`, and a plugin then
+/// failed with "Too many open files", sending the launch to `error`.
+@Suite struct ConnectionFloodChaosTests {
+    /// A step that runs a real plugin process, which opens descriptors of its own.
+    static func plugins(in directory: TemporaryDirectory) throws -> ScriptPlugins {
+        let plugins = try ScriptPlugins(in: directory)
+        try plugins.add("opener", """
+            exec 3</dev/null 4</dev/null 5</dev/null 6</dev/null
+            echo '{"progress":0.5}'
+            echo '{"facts":{"opened":true}}'
+            """)
+        return plugins
+    }
+
+    static func config(socketPath: String, maxClients: Int?) -> String {
+        """
+        [splash]
+        min_display = "0ms"
+        exit_animation = "10ms"
+
+        [socket]
+        path = "\(socketPath)"
+        \(maxClients.map { "max_clients = \($0)" } ?? "")
+
+        [[step]]
+        id = "work"
+        plugin = "opener"
+        """
+    }
+
+    /// A new client, or the error it got instead of `hello`.
+    static func connect(_ path: String) -> Result<SplashConnection, ClientError> {
+        do {
+            return .success(try SplashConnection(path: path, timeout: .seconds(5)))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The daemon's user and system CPU time so far, in clock ticks (`/proc/PID/stat`).
+    static func cpuTicks(_ pid: Int32) -> Int? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return user + system
+    }
+
+    /// Runs a new launch through `client` (after the launch `previous` finished) and returns
+    /// the new launch's `finished` state.
+    static func relaunch(_ client: SplashConnection, after previous: String) throws -> StateMessage {
+        guard case .ok = try client.request(.relaunch) else {
+            Issue.record("relaunch refused")
+            return try client.follow(timeout: .seconds(1)) { _, _ in false }
+        }
+        return try client.follow(timeout: .seconds(30)) { state, _ in
+            state.launch == previous || state.phase != .finished
+        }
+    }
+
+    @Test func aFloodAtTheDescriptorLimitIsAnsweredBusyAndALaunchStillRuns() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let plugins = try Self.plugins(in: directory)
+        let socketPath = directory.file("splashd.sock")
+        // A hard and soft limit of 128 descriptors, which the daemon cannot raise.
+        let daemon = try DaemonProcess(
+            config: Self.config(socketPath: socketPath, maxClients: nil),
+            pluginDirectories: [plugins.directory],
+            socketPath: socketPath,
+            launcher: ["/bin/sh", "-c", #"ulimit -n 128 && exec "$0" "$@""#]
+        )
+        let first = try daemon.connect()
+        let firstLaunch = try first.follow(timeout: .seconds(30)) { state, _ in state.phase != .finished }
+        #expect(try first.request(.ping) == .ok(id: 2))
+
+        // More connections than the daemon has descriptors, all idle.
+        var admitted: [SplashConnection] = [first]
+        var busy = 0
+        flood: for attempt in 0..<160 {
+            switch Self.connect(socketPath) {
+            case .success(let client): admitted.append(client)
+            case .failure(.rejected(let error)) where error.code == .busy: busy += 1
+            case .failure(let error):
+                Issue.record("connection \(attempt) got neither hello nor busy: \(error)")
+                break flood
+            }
+        }
+        let capacityLine = daemon.logLines(containing: "serving at most").first
+        let capacity = capacityLine.flatMap { line in
+            line.split(separator: " ").drop { $0 != "most" }.dropFirst().first.flatMap { Int($0) }
+        }
+        print("flood: \(admitted.count) clients served, \(busy) answered busy (\(capacityLine.map(String.init) ?? "no capacity logged"))")
+        #expect(capacity != nil && capacity! < 128)
+        #expect(admitted.count == capacity, "every client up to the cap is served")
+        #expect(busy > 0)
+
+        // One over the cap: the busy line, and the connection is closed.
+        let extra = try RawSocketClient(path: socketPath)
+        let answer = extra.readUntilClosed()
+        #expect(answer.closed)
+        let line = String(decoding: answer.bytes, as: UTF8.self)
+        #expect(line.hasPrefix(#"{"type":"error","code":"busy","message":"#) && line.hasSuffix("\n") && line.filter { $0 == "\n" }.count == 1, "\(line)")
+
+        // The clients served still are, and a launch with a plugin process still finishes.
+        let before = Self.cpuTicks(daemon.pid)
+        let started = ContinuousClock.now
+        #expect(try admitted.last?.request(.ping) == .ok(id: 1))
+        let finished = try Self.relaunch(first, after: firstLaunch.launch)
+        #expect(finished.phase == .finished)
+        #expect(finished.steps.map(\.status) == [.succeeded], "\(finished.steps)")
+        #expect(!daemon.log.contains("Too many open files"))
+        if let before, let after = Self.cpuTicks(daemon.pid) {
+            print("flood: the daemon used \(after - before) CPU ticks (1/\(sysconf(Int32(_SC_CLK_TCK))) s) in \(ContinuousClock.now - started) of a launch with \(admitted.count) idle clients")
+        }
+
+        // A client that leaves makes room for another.
+        admitted.removeLast().close()
+        var newcomer: SplashConnection?
+        #expect(await waitUntil {
+            if case .success(let client) = Self.connect(socketPath) { newcomer = client }
+            return newcomer != nil
+        })
+        #expect(try newcomer?.request(.ping) == .ok(id: 1))
+        #expect(daemon.isRunning)
+    }
+
+    @Test func oneClientOverMaxClientsGetsBusyAndIsClosed() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let plugins = try Self.plugins(in: directory)
+        let socketPath = directory.file("splashd.sock")
+        let daemon = try DaemonProcess(
+            config: Self.config(socketPath: socketPath, maxClients: 3),
+            pluginDirectories: [plugins.directory],
+            socketPath: socketPath
+        )
+        // Three clients (the daemon may still count the probe that found it serving, for a moment).
+        var clients: [SplashConnection] = []
+        for _ in 0..<3 {
+            var client: SplashConnection?
+            #expect(await waitUntil {
+                if case .success(let connected) = Self.connect(socketPath) { client = connected }
+                return client != nil
+            })
+            clients += client.map { [$0] } ?? []
+        }
+        #expect(clients.count == 3)
+
+        let extra = try RawSocketClient(path: socketPath)
+        let answer = extra.readUntilClosed()
+        #expect(answer.closed)
+        let message = ServerMessage.decode(answer.bytes.dropLast())
+        guard case .error(let error)? = message else {
+            Issue.record("expected a busy error, got \(String(decoding: answer.bytes, as: UTF8.self))")
+            return
+        }
+        #expect(error.code == .busy)
+        #expect(error.message.contains("3 clients"))
+
+        let splashctl = try ProcessRunner.run(Binaries.splashctl, ["--socket", socketPath, "ping"])
+        #expect(splashctl.status == 75, "EX_TEMPFAIL: \(splashctl.stderr)")
+        #expect(splashctl.stderr.contains("maximum of 3 clients"))
+
+        for client in clients { #expect(try client.request(.ping) == .ok(id: 1)) }
+        clients.removeFirst().close()
+        var newcomer: SplashConnection?
+        #expect(await waitUntil {
+            if case .success(let connected) = Self.connect(socketPath) { newcomer = connected }
+            return newcomer != nil
+        })
+        #expect(try newcomer?.request(.ping) == .ok(id: 1))
+        #expect(daemon.isRunning)
+    }
+}
