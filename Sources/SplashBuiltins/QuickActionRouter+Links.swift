@@ -36,7 +36,7 @@ extension QuickActionRouter {
 
 extension QuickInput {
     /// The input for logs: a link without its query and fragment (they may carry tokens), as a
-    /// short escaped excerpt (`LogExcerpt`): spool files and clients write it.
+    /// short excerpt (`LogExcerpt`; the log handlers escape it): spool files and clients write it.
     var loggable: String {
         var text: String
         switch self {

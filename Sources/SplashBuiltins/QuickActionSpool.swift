@@ -13,7 +13,7 @@ import SplashPlugins
 /// is a symlink is refused (logged as an error, nothing read, nothing removed). Inside it only
 /// regular files are taken, opened and removed relative to the opened directory without following
 /// links: a symlink in the spool is refused (logged, left in place, its target untouched);
-/// directories are left alone. No file's content is logged beyond a short escaped excerpt.
+/// directories are left alone. No file's content is logged beyond a short excerpt (which the log handlers escape).
 struct QuickActionSpool: Sendable {
     /// A spool file, identified so that one that cannot be removed is not taken twice.
     struct FileIdentity: Sendable, Hashable {

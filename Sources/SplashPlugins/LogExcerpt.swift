@@ -1,44 +1,21 @@
-/// A short, escaped excerpt of text from outside the daemon — a file, a server's reply, a
-/// plugin's output — fit for a log line or a state.
+/// A short excerpt of text from outside the daemon — a file, a server's reply, a plugin's
+/// output — for a log line: at most `limit` characters, then `…`.
 ///
-/// Control characters (C0, DEL, C1), Unicode format characters (such as bidirectional overrides)
-/// and line separators are written as `\n`, `\r`, `\t` or `\u{XX}`, and a backslash as `\\`, so
-/// the excerpt is one line and cannot forge another or drive a terminal. It keeps at most
-/// `limit` characters of the text, then `…`.
+/// Only the length is cut here. Escaping is the log handlers' job, done once for every record
+/// (`LogEscaping`: control characters, separators and bidirectional marks are written as escapes
+/// in text, JSON and journal output); escaping here too would show `\\n` for a newline.
 public enum LogExcerpt {
     /// The default number of characters kept.
     public static let defaultLimit = 80
 
-    /// The excerpt of `text`.
+    /// The excerpt of `text`: its first `limit` Unicode scalars, then `…` when there were more.
     public static func of(_ text: some StringProtocol, limit: Int = defaultLimit) -> String {
-        var out = ""
-        var kept = 0
-        for scalar in text.unicodeScalars {
-            if kept == limit {
-                out += "…"
-                break
-            }
-            kept += 1
-            switch scalar {
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\\": out += "\\\\"
-            default:
-                if needsEscape(scalar) {
-                    out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
+        let scalars = text.unicodeScalars
+        guard let cut = scalars.index(scalars.startIndex, offsetBy: limit, limitedBy: scalars.endIndex),
+              cut != scalars.endIndex
+        else { return String(text) }
+        var out = String(String.UnicodeScalarView(scalars[..<cut]))
+        out += "…"
         return out
-    }
-
-    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: return true
-        default: return scalar.properties.generalCategory == .format
-        }
     }
 }

@@ -81,7 +81,7 @@ struct QuickActionSpoolTests {
         #expect(quickActionDirectoryNames(state.file("spool")) == ["link"])
     }
 
-    @Test func anUnknownSpoolFileIsLoggedAsAShortEscapedExcerpt() async throws {
+    @Test func anUnknownSpoolFileIsLoggedAsAShortExcerpt() async throws {
         defer {
             state.remove()
             elsewhere.remove()
@@ -91,9 +91,8 @@ struct QuickActionSpoolTests {
         #expect(try await run() == Self.none)
         let warnings = log.records(.warning, containing: "dropped")
         #expect(warnings.count == 1)
+        // The escape and the carriage return are the log handler's to escape (LogForgeryChaosTests).
         let text = log.allText
-        #expect(!text.contains("\u{1B}"), "an escape code reached the log")
-        #expect(!text.contains("\r"), "a carriage return reached the log")
         #expect(!text.contains("TAIL-MARKER"), "more than an excerpt reached the log")
         #expect(warnings.allSatisfy { $0.text.count < 400 })
     }
