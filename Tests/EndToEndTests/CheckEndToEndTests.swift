@@ -105,4 +105,36 @@ import TestSupport
         )
         #expect(lines.count == 3 && lines[2] == "splashd: \(path):13: step \"fetch\": timeout must be greater than zero")
     }
+    /// `x = [[[…1…]]]` 30,000 deep (60 KB) used to kill `check` with SIGSEGV; in a plugin manifest
+    /// too. Both are refused with their line and the limit.
+    @Test func aDeeplyNestedConfigOrManifestIsRefusedNotACrash() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let deep = "x = " + String(repeating: "[", count: 30_000) + "1" + String(repeating: "]", count: 30_000) + "\n"
+        let path = try dir.write("deep.toml", "# nested\n" + deep)
+        let result = try ProcessRunner.run(Binaries.splashd, ["check", "--config", path])
+        #expect(result.status == 78, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("splashd: \(path):2: TOML syntax error: arrays and tables nested more than 128 levels deep (column 133)"),
+            "\(result.stderr)"
+        )
+
+        let plugins = dir.file("plugins")
+        try dir.write("plugins/deep.toml", "exec = \"/bin/true\"\n" + deep)
+        let config = try dir.write("uses.toml", "[[step]]\nid = \"a\"\nplugin = \"deep\"\n")
+        let manifest = try ProcessRunner.run(Binaries.splashd, ["check", "--config", config, "--plugin-dir", plugins])
+        #expect(manifest.status == 78, "\(manifest.stderr)")
+        #expect(manifest.stderr.contains("plugin manifest rejected: \(plugins)/deep.toml:2: TOML syntax error: arrays and tables nested more than 128 levels deep"))
+        #expect(manifest.stderr.contains("splashd: \(config):3: step \"a\" uses unknown plugin \"deep\""))
+    }
+
+    /// A config saved by an editor that writes a UTF-8 byte-order mark is read as if it had none.
+    @Test func aConfigWithAByteOrderMarkPasses() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = try dir.write("bom.toml", "\u{FEFF}[splash]\nmin_display = \"1s\"\n\n[[step]]\nid = \"a\"\nplugin = \"signal\"\n")
+        let result = try ProcessRunner.run(Binaries.splashd, ["check", "--config", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "\(path): OK, 1 steps (0 external)\n")
+    }
 }

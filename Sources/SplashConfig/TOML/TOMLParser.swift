@@ -3,6 +3,11 @@
 /// booleans, and dates and times (kept as text). Written for the daemon's config and plugin
 /// manifests; it keeps the daemon free of Foundation and C++.
 struct TOMLParser {
+    /// How deep arrays and tables may nest, counting every array and table (inline, named by a
+    /// header or by a dotted key) from the root: deeper documents are refused, so that no walk
+    /// over a parsed value (conversion, comparison, release) can exhaust the stack.
+    static let maximumDepth = 128
+
     // Internal, not private: the lexing in TOMLParser+Lexing.swift reads and moves them.
     let bytes: [UInt8]
     var index = 0
@@ -10,7 +15,16 @@ struct TOMLParser {
     var line = 1
     var lineStart = 0
 
-    init(_ text: String) { bytes = Array(text.utf8) }
+    init(_ text: String) { self.init(bytes: Array(text.utf8)) }
+
+    /// A parser of `bytes`; a UTF-8 byte-order mark at the start is skipped (TOML 1.0 allows it).
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            index = 3
+            lineStart = 3
+        }
+    }
 
     /// A table under construction: plain tables can be reopened by headers, inline ones cannot.
     private final class Box {
@@ -22,8 +36,11 @@ struct TOMLParser {
         var line: Int?
         var defined = false
         var inline = false
-        init(line: Int?, inline: Bool = false) {
+        /// How many arrays and tables hold it, itself included (the root: 0).
+        let depth: Int
+        init(line: Int?, depth: Int, inline: Bool = false) {
             self.line = line
+            self.depth = depth
             self.inline = inline
         }
 
@@ -42,7 +59,7 @@ struct TOMLParser {
     }
 
     mutating func parse() throws(TOMLParseError) -> TOMLTable {
-        let root = Box(line: nil)
+        let root = Box(line: nil, depth: 0)
         var current = root
         while true {
             skipBlankAndComments()
@@ -71,9 +88,11 @@ struct TOMLParser {
         if arrayOfTables { try expect("]") }
         var box = root
         for part in path.dropLast() { box = try descend(box, part, viaHeader: true, line: headerLine) }
-        let last = path.last!
+        guard let last = path.last else { throw failure("expected a key") }
         if arrayOfTables {
-            let table = Box(line: headerLine)
+            // The array is a level, and each table in it another.
+            try checkDepth(box.depth + 2)
+            let table = Box(line: headerLine, depth: box.depth + 2)
             switch box.items[last] {
             case nil:
                 box.add(last, .tables([table]), line: headerLine)
@@ -86,7 +105,8 @@ struct TOMLParser {
         }
         switch box.items[last] {
         case nil:
-            let table = Box(line: headerLine)
+            try checkDepth(box.depth + 1)
+            let table = Box(line: headerLine, depth: box.depth + 1)
             table.defined = true
             box.add(last, .table(table), line: headerLine)
             return table
@@ -105,14 +125,16 @@ struct TOMLParser {
     private mutating func descend(_ box: Box, _ part: String, viaHeader: Bool, line: Int) throws(TOMLParseError) -> Box {
         switch box.items[part] {
         case nil:
-            let table = Box(line: line)
+            try checkDepth(box.depth + 1)
+            let table = Box(line: line, depth: box.depth + 1)
             box.add(part, .table(table), line: line)
             return table
         case .table(let table)?:
             guard !table.inline else { throw failure("inline table \"\(part)\" cannot be extended") }
             return table
         case .tables(let tables)? where viaHeader:
-            return tables.last!
+            guard let last = tables.last else { throw failure("key \"\(part)\" is already defined as a value") }
+            return last
         default:
             throw failure("key \"\(part)\" is already defined as a value")
         }
@@ -125,10 +147,11 @@ struct TOMLParser {
         guard peek() == UInt8(ascii: "=") else { throw failure("expected \"=\" after the key \(quoted(path))") }
         advance()
         skipSpaces()
-        let value = try self.value()
+        // A container value sits one level below the tables its dotted key names.
+        let value = try self.value(depth: table.depth + path.count)
         var box = table
         for part in path.dropLast() { box = try descend(box, part, viaHeader: false, line: keyLine) }
-        let last = path.last!
+        guard let last = path.last else { throw failure("expected a key") }
         guard box.items[last] == nil else { throw failure("duplicate key \(quoted(path))") }
         box.add(last, value, line: keyLine)
     }
@@ -153,13 +176,16 @@ struct TOMLParser {
             }
             skipSpaces()
             guard peek() == UInt8(ascii: ".") else { return parts }
+            // Each part but the last names a table: a longer key nests too deep anyway.
+            try checkDepth(parts.count)
             advance()
         }
     }
 
     // MARK: Values
 
-    private mutating func value() throws(TOMLParseError) -> Item {
+    /// A value that, if it is an array or a table, is at `depth`.
+    private mutating func value(depth: Int) throws(TOMLParseError) -> Item {
         guard let byte = peek() else { throw failure("expected a value") }
         switch byte {
         case UInt8(ascii: "\""):
@@ -177,23 +203,31 @@ struct TOMLParser {
             advance()
             return .value(.string(try literalString(multiline: false)))
         case UInt8(ascii: "["):
-            return .value(try array())
+            return .value(try array(depth: depth))
         case UInt8(ascii: "{"):
-            return .table(try inlineTable())
+            return .table(try inlineTable(depth: depth))
         default:
             return .value(try scalar())
         }
     }
 
-    private mutating func plainValue() throws(TOMLParseError) -> TOMLValue {
-        switch try value() {
+    private mutating func plainValue(depth: Int) throws(TOMLParseError) -> TOMLValue {
+        switch try value(depth: depth) {
         case .value(let value): value
         case .table(let box): .table(Self.freeze(box))
         case .tables(let boxes): .array(boxes.map { .table(Self.freeze($0)) })
         }
     }
 
-    private mutating func array() throws(TOMLParseError) -> TOMLValue {
+    /// Refuses an array or table at `depth`, past `maximumDepth`.
+    private func checkDepth(_ depth: Int) throws(TOMLParseError) {
+        guard depth <= Self.maximumDepth else {
+            throw failure("arrays and tables nested more than \(Self.maximumDepth) levels deep")
+        }
+    }
+
+    private mutating func array(depth: Int) throws(TOMLParseError) -> TOMLValue {
+        try checkDepth(depth)
         advance()
         var elements: [TOMLValue] = []
         while true {
@@ -202,7 +236,7 @@ struct TOMLParser {
                 advance()
                 return .array(elements)
             }
-            elements.append(try plainValue())
+            elements.append(try plainValue(depth: depth + 1))
             skipBlankAndComments()
             if peek() == UInt8(ascii: ",") {
                 advance()
@@ -215,8 +249,9 @@ struct TOMLParser {
         }
     }
 
-    private mutating func inlineTable() throws(TOMLParseError) -> Box {
-        let box = Box(line: line)
+    private mutating func inlineTable(depth: Int) throws(TOMLParseError) -> Box {
+        try checkDepth(depth)
+        let box = Box(line: line, depth: depth)
         advance()
         skipSpaces()
         if peek() == UInt8(ascii: "}") {
