@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: build release test bench bench-inprocess bench-process demo clean
+.PHONY: build release test bench bench-inprocess bench-process bench-config demo clean
 
 build:
 	$(SWIFT) build
@@ -24,6 +24,10 @@ bench-inprocess:
 
 bench-process: release
 	bash scripts/bench.sh .build/release/splashd
+
+# Config loading time against the number of steps (5,000 to 80,000): `splashd check`, release build.
+bench-config: release
+	bash scripts/bench-config.sh .build/release/splashd
 
 demo:
 	bash scripts/demo.sh

@@ -52,10 +52,17 @@ struct TOMLParser {
         }
     }
 
+    /// An array of tables under construction, appended to in place (a copy of the array per
+    /// `[[header]]` made loading quadratic in the number of steps).
+    private final class Boxes {
+        var elements: [Box]
+        init(_ first: Box) { elements = [first] }
+    }
+
     private enum Item {
         case value(TOMLValue)
         case table(Box)
-        case tables([Box])
+        case tables(Boxes)
     }
 
     mutating func parse() throws(TOMLParseError) -> TOMLTable {
@@ -95,9 +102,9 @@ struct TOMLParser {
             let table = Box(line: headerLine, depth: box.depth + 2)
             switch box.items[last] {
             case nil:
-                box.add(last, .tables([table]), line: headerLine)
+                box.add(last, .tables(Boxes(table)), line: headerLine)
             case .tables(let tables)?:
-                box.items[last] = .tables(tables + [table])
+                tables.elements.append(table)
             default:
                 throw failure("\(quoted(path)) is already defined and is not an array of tables")
             }
@@ -133,7 +140,7 @@ struct TOMLParser {
             guard !table.inline else { throw failure("inline table \"\(part)\" cannot be extended") }
             return table
         case .tables(let tables)? where viaHeader:
-            guard let last = tables.last else { throw failure("key \"\(part)\" is already defined as a value") }
+            guard let last = tables.elements.last else { throw failure("key \"\(part)\" is already defined as a value") }
             return last
         default:
             throw failure("key \"\(part)\" is already defined as a value")
@@ -215,7 +222,7 @@ struct TOMLParser {
         switch try value(depth: depth) {
         case .value(let value): value
         case .table(let box): .table(Self.freeze(box))
-        case .tables(let boxes): .array(boxes.map { .table(Self.freeze($0)) })
+        case .tables(let boxes): .array(boxes.elements.map { .table(Self.freeze($0)) })
         }
     }
 
@@ -333,7 +340,7 @@ struct TOMLParser {
             switch box.items[key]! {
             case .value(let value): table.set(key, value, line: line)
             case .table(let nested): table.set(key, .table(freeze(nested)), line: line)
-            case .tables(let tables): table.set(key, .array(tables.map { .table(freeze($0)) }), line: line)
+            case .tables(let tables): table.set(key, .array(tables.elements.map { .table(freeze($0)) }), line: line)
             }
         }
         return table
