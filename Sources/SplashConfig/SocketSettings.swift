@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The `[socket]` section: where the daemon listens and who may change its state.
 public struct SocketSettings: Sendable, Equatable {
     /// Path of the Unix socket; `nil` lets the daemon decide (socket activation or its default).
@@ -9,6 +17,10 @@ public struct SocketSettings: Sendable, Equatable {
 
     /// The default permission bits, `0o660`.
     public static let defaultMode: UInt32 = 0o660
+
+    /// The longest socket path a Unix socket address holds, in bytes: `sun_path` less its
+    /// terminating NUL (107 on Linux).
+    public static let maximumPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
 
     /// Creates socket settings; the defaults are those of a config without `[socket]`.
     public init(path: String? = nil, mode: UInt32 = SocketSettings.defaultMode, controlGroup: String? = nil) {
