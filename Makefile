@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: build release test bench bench-inprocess bench-process demo clean fuzz sanitize
+.PHONY: build release test bench bench-inprocess bench-process bench-config toml-test demo clean fuzz sanitize
 
 build:
 	$(SWIFT) build
@@ -24,6 +24,18 @@ bench-inprocess:
 
 bench-process: release
 	bash scripts/bench.sh .build/release/splashd
+
+# Config loading time against the number of steps (5,000 to 80,000): `splashd check`, release build.
+bench-config: release
+	bash scripts/bench-config.sh .build/release/splashd
+
+# The TOML reader against the official conformance suite (https://github.com/toml-lang/toml-test)
+# through its decoder interface. Needs the `toml-test` runner on PATH, a Go program (see
+# docs/configuration.md); its 1.x releases test TOML 1.0 by default.
+toml-test:
+	$(SWIFT) build --product toml-test-decoder
+	@command -v toml-test >/dev/null || { echo "make toml-test: the toml-test runner is not installed (docs/configuration.md)" >&2; exit 1; }
+	toml-test ./.build/debug/toml-test-decoder
 
 demo:
 	bash scripts/demo.sh

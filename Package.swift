@@ -115,6 +115,9 @@ let package = Package(
             dependencies: ["SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins"],
             swiftSettings: strict
         ),
+        // toml-test's decoder interface over the TOML reader (TOML on stdin, tagged JSON on
+        // stdout), to hold it against the conformance suite: `make toml-test`.
+        .executableTarget(name: "toml-test-decoder", dependencies: ["SplashConfig"], swiftSettings: strict),
         .target(
             name: "TestSupport",
             dependencies: [
@@ -157,7 +160,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             // The executables are dependencies so `swift test` builds them; the tests run the binaries.
-            dependencies: ["SplashClient", "SplashCore", "TestSupport", "splashd", "splashctl"],
+            dependencies: ["SplashClient", "SplashCore", "TestSupport", "splashd", "splashctl", "toml-test-decoder"],
             swiftSettings: strict
         ),
     ],

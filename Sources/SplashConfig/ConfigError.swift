@@ -20,9 +20,32 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
             self.message = message
         }
 
-        /// `file:line: message`, or `file: message` without a line.
+        /// `file:line: message`, or `file: message` without a line; control characters (which a
+        /// file name, key or value may hold) are written as `\u{7}` escapes, so that a problem is
+        /// one line on a terminal or in a log, and acts on neither.
         public var description: String {
-            if let line { "\(file):\(line): \(message)" } else { "\(file): \(message)" }
+            let text = if let line { "\(file):\(line): \(message)" } else { "\(file): \(message)" }
+            return Self.escapingControls(text)
+        }
+
+        static func escapingControls(_ text: String) -> String {
+            guard text.unicodeScalars.contains(where: isControl) else { return text }
+            var escaped = ""
+            for scalar in text.unicodeScalars {
+                if isControl(scalar) {
+                    escaped += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    escaped.unicodeScalars.append(scalar)
+                }
+            }
+            return escaped
+        }
+
+        private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029: true
+            default: false
+            }
         }
     }
 

@@ -11,6 +11,10 @@ public enum ConfigLoader {
     /// Where the daemon looks for its configuration.
     public static let defaultPath = "/etc/splashd/splashd.toml"
 
+    /// The largest config file read, 16 MiB (80,000 steps take about 5 MB): anything larger, or
+    /// anything that is not a regular file (a FIFO, /dev/zero), is refused without being read.
+    public static let maximumFileSize = 16 << 20
+
     static let topLevelKeys: Set<String> = ["splash", "socket", "daemon", "step"]
     static let daemonKeys: Set<String> = ["release_memory_after_launch"]
     static let splashKeys: Set<String> = ["min_display", "slow_after", "timeout", "exit_animation", "allow_offline"]
@@ -18,15 +22,22 @@ public enum ConfigLoader {
 
     /// Parses and validates the config text `text`; `file` is used in messages and as `source`.
     ///
-    /// `catalog` decides which plugin names are known and supplies manifest default timeouts.
-    /// Every problem found is reported, not only the first: each section and each step is checked
-    /// on its own (the first problem of each), and the graph of the steps that could be read.
-    public static func parse(_ text: String, file: String, catalog: PluginCatalog) throws(ConfigError) -> DaemonConfig {
-        let root = try TableReader.parse(text, file: file)
+    /// `catalog` decides which plugin names are known and supplies manifest default timeouts;
+    /// `system` whether `control_group` exists. Every problem found is reported, not only the
+    /// first: each section and each step is checked on its own (the first problem of each), and
+    /// the graph of the steps that could be read.
+    public static func parse(
+        _ text: String, file: String, catalog: PluginCatalog, system: SystemLookup = .live
+    ) throws(ConfigError) -> DaemonConfig {
+        try parse(TableReader.parse(text, file: file), catalog: catalog, system: system)
+    }
+
+    private static func parse(_ root: TableReader, catalog: PluginCatalog, system: SystemLookup) throws(ConfigError) -> DaemonConfig {
+        let file = root.file
         var problems: [ConfigError.Problem] = []
         problems.collect(try root.checkKeys(topLevelKeys))
         let settings = problems.collect(try readSplash(root.table("splash", suffix: " in [splash]")))
-        let socket = problems.collect(try readSocket(root.table("socket", suffix: " in [socket]")))
+        let socket = problems.collect(try readSocket(root.table("socket", suffix: " in [socket]"), system: system))
         let daemon = problems.collect(try readDaemon(root.table("daemon", suffix: " in [daemon]")))
         let (steps, unread) = StepReader.readAll(root, catalog: catalog, problems: &problems)
         let graph = checkGraph(steps, unread: unread, catalog: catalog, root: root, problems: &problems)
@@ -38,24 +49,27 @@ public enum ConfigLoader {
         return config
     }
 
-    /// Reads the file at `path` and parses it; an unreadable file is a `ConfigError` too.
-    public static func load(path: String, catalog: PluginCatalog) throws(ConfigError) -> DaemonConfig {
-        let text: String
+    /// Reads the file at `path` and parses it; an unreadable file is a `ConfigError` too, and so
+    /// is one that is not a regular file or is larger than `maximumFileSize`.
+    public static func load(path: String, catalog: PluginCatalog, system: SystemLookup = .live) throws(ConfigError) -> DaemonConfig {
+        let bytes: [UInt8]
         do {
-            text = try FileSystem.readText(path)
+            bytes = try FileSystem.readFile(path, limit: maximumFileSize)
         } catch {
             throw ConfigError(file: path, message: "cannot read config: \(error.reason)")
         }
-        return try parse(text, file: path, catalog: catalog)
+        return try parse(TableReader.parse(bytes: bytes, file: path), catalog: catalog, system: system)
     }
 
     /// Loads `path`, or returns `DaemonConfig.embeddedDefault()` when no file exists there.
     ///
     /// Any other trouble (unreadable, invalid) is still an error: a broken config is never
     /// silently replaced by the default.
-    public static func loadOrDefault(path: String = defaultPath, catalog: PluginCatalog) throws(ConfigError) -> DaemonConfig {
+    public static func loadOrDefault(
+        path: String = defaultPath, catalog: PluginCatalog, system: SystemLookup = .live
+    ) throws(ConfigError) -> DaemonConfig {
         guard FileSystem.exists(path) else { return .embeddedDefault() }
-        return try load(path: path, catalog: catalog)
+        return try load(path: path, catalog: catalog, system: system)
     }
 
     private static func readSplash(_ reader: TableReader?) throws(ConfigError) -> SplashSettings {
@@ -78,13 +92,25 @@ public enum ConfigLoader {
         return daemon
     }
 
-    private static func readSocket(_ reader: TableReader?) throws(ConfigError) -> SocketSettings {
+    /// The `[socket]` section, checked as the daemon will use it: the path must fit a socket
+    /// address and the control group must exist (the daemon refuses to start otherwise).
+    private static func readSocket(_ reader: TableReader?, system: SystemLookup) throws(ConfigError) -> SocketSettings {
         var socket = SocketSettings()
         guard let reader else { return socket }
         try reader.checkKeys(socketKeys)
         if let path = try reader.string("path") {
             guard path.hasPrefix("/") else {
                 throw reader.error(at: "path", "socket path \"\(path)\" must be absolute")
+            }
+            guard !path.utf8.contains(0) else {
+                throw reader.error(at: "path", "socket path must not contain a NUL character")
+            }
+            let length = path.utf8.count
+            guard length <= SocketSettings.maximumPathLength else {
+                throw reader.error(
+                    at: "path",
+                    "socket path is \(length) bytes long; a Unix socket path holds at most \(SocketSettings.maximumPathLength)"
+                )
             }
             socket.path = path
         }
@@ -109,6 +135,9 @@ public enum ConfigLoader {
         }
         if let group = try reader.string("control_group") {
             guard !group.isEmpty else { throw reader.error(at: "control_group", "control_group must not be empty") }
+            guard system.groupExists(group) else {
+                throw reader.error(at: "control_group", "control_group \"\(group)\" does not exist")
+            }
             socket.controlGroup = group
         }
         if let maxClients = try reader.int("max_clients") {

@@ -27,12 +27,22 @@ enum FileSystem {
         }
     }
 
-    /// Reads a whole file as UTF-8 text.
-    static func readText(_ path: String) throws(Failure) -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    /// Reads a whole regular file of at most `limit` bytes.
+    ///
+    /// Anything else is refused before it is read: a FIFO (opened without waiting for a writer),
+    /// a device such as /dev/zero, a directory, a file larger than `limit` (or one that grows
+    /// past it while it is read).
+    static func readFile(_ path: String, limit: Int) throws(Failure) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else { throw Failure(code: errno) }
         defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw Failure(code: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw Failure(reason: "not a regular file") }
+        let tooLarge = Failure(reason: "larger than \(describe(bytes: limit)) (the limit)")
+        guard info.st_size <= limit else { throw tooLarge }
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(info.st_size))
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -41,12 +51,17 @@ enum FileSystem {
                 throw Failure(code: errno)
             }
             if count == 0 { break }
+            guard bytes.count + count <= limit else { throw tooLarge }
             bytes.append(contentsOf: buffer[..<count])
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw Failure(reason: "not valid UTF-8 text")
-        }
-        return text
+        return bytes
+    }
+
+    /// `16 MiB`, `512 KiB`, `100 bytes`.
+    static func describe(bytes: Int) -> String {
+        if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10 && bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
     }
 
     /// Whether anything exists at `path` (following symbolic links).

@@ -20,6 +20,10 @@ public struct PluginCatalog: Sendable, Equatable {
 
     static let manifestKeys: Set<String> = ["exec", "description", "timeout"]
 
+    /// The largest manifest read, 1 MiB: anything larger (or not a regular file) is reported
+    /// and left out without being read.
+    public static let maximumManifestSize = 1 << 20
+
     /// Creates a catalog from known manifests (tests, or a catalog built by hand).
     public init(manifests: [String: PluginManifest] = [:], problems: [ConfigError] = []) {
         self.manifests = manifests
@@ -68,13 +72,15 @@ public struct PluginCatalog: Sendable, Equatable {
 
     /// Reads and parses the manifest file `path`, checking that its executable can be run.
     static func loadManifest(path: String, name: String) throws(ConfigError) -> PluginManifest {
-        let text: String
+        let bytes: [UInt8]
         do {
-            text = try FileSystem.readText(path)
+            bytes = try FileSystem.readFile(path, limit: maximumManifestSize)
         } catch {
             throw ConfigError(file: path, message: "cannot read plugin manifest: \(error.reason)")
         }
-        return try parseManifest(text, name: name, path: path, isExecutable: FileSystem.isExecutableFile)
+        return try parseManifest(
+            TableReader.parse(bytes: bytes, file: path), name: name, path: path, isExecutable: FileSystem.isExecutableFile
+        )
     }
 
     /// Parses the text of manifest `path` for plugin `name`, without looking at the file system.
@@ -82,13 +88,12 @@ public struct PluginCatalog: Sendable, Equatable {
     /// A relative `exec` is resolved against the directory of `path` (made absolute against the
     /// working directory if `path` is relative).
     public static func parseManifest(_ text: String, name: String, path: String) throws(ConfigError) -> PluginManifest {
-        try parseManifest(text, name: name, path: path, isExecutable: nil)
+        try parseManifest(TableReader.parse(text, file: path), name: name, path: path, isExecutable: nil)
     }
 
     static func parseManifest(
-        _ text: String, name: String, path: String, isExecutable: ((String) -> Bool)?
+        _ reader: TableReader, name: String, path: String, isExecutable: ((String) -> Bool)?
     ) throws(ConfigError) -> PluginManifest {
-        let reader = try TableReader.parse(text, file: path)
         try reader.checkKeys(manifestKeys)
         guard let exec = try reader.string("exec") else {
             throw reader.error(at: nil, "missing required key \"exec\"")

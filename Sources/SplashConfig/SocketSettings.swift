@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The `[socket]` section: where the daemon listens and who may change its state.
 public struct SocketSettings: Sendable, Equatable {
     /// Path of the Unix socket; `nil` lets the daemon decide (socket activation or its default).
@@ -16,6 +24,10 @@ public struct SocketSettings: Sendable, Equatable {
     public static let defaultMaxClients = 1024
     /// The values `max_clients` may take.
     public static let maxClientsRange = 1...1_000_000
+
+    /// The longest socket path a Unix socket address holds, in bytes: `sun_path` less its
+    /// terminating NUL (107 on Linux).
+    public static let maximumPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
 
     /// Creates socket settings; the defaults are those of a config without `[socket]`.
     public init(path: String? = nil, mode: UInt32 = SocketSettings.defaultMode, controlGroup: String? = nil) {

@@ -16,9 +16,14 @@ struct TableReader {
 
     /// Parses a TOML document into a reader of its root table; syntax errors carry the parser's line.
     static func parse(_ text: String, file: String) throws(ConfigError) -> TableReader {
+        try parse(bytes: Array(text.utf8), file: file)
+    }
+
+    /// Parses a TOML document given as the bytes of its file (UTF-8, a byte-order mark allowed).
+    static func parse(bytes: [UInt8], file: String) throws(ConfigError) -> TableReader {
         let table: TOMLTable
         do {
-            table = try TOMLTable(string: text)
+            table = try TOMLTable(bytes: bytes)
         } catch {
             throw ConfigError(
                 file: file, line: error.line,

@@ -75,6 +75,9 @@ public struct StepGraph: Sendable, Equatable {
 
         init(steps: [StepSpec], isKnownPlugin: (String) -> Bool) {
             dependants = Array(repeating: [], count: steps.count)
+            // The step that last listed each index as a dependency: duplicates in `after` are
+            // dropped in O(1) (a search of the list so far was quadratic in its length).
+            var listedBy = Array(repeating: -1, count: steps.count)
             for (index, step) in steps.enumerated() {
                 if step.id.isEmpty {
                     problems.append((index, .emptyID))
@@ -94,7 +97,8 @@ public struct StepGraph: Sendable, Equatable {
                         problems.append((index, .unknownDependency(step: step.id, dependency: dependency)))
                         continue
                     }
-                    if !deps.contains(dep) {
+                    if listedBy[dep] != index {
+                        listedBy[dep] = index
                         deps.append(dep)
                         dependants[dep].append(index)
                     }
@@ -113,51 +117,65 @@ public struct StepGraph: Sendable, Equatable {
     /// The step with `id`.
     public subscript(id: String) -> StepSpec? { indexByID[id].map { steps[$0] } }
 
-    /// Depth-first search; returns the first cycle found, as ids, with the first id repeated.
+    /// Depth-first search on a stack of its own (a chain of 100,000 steps overflowed the call
+    /// stack of a recursive one); returns the first cycle found, as ids, with the first id repeated.
     private static func findCycle(steps: [StepSpec], dependencies: [[Int]]) -> [String]? {
         enum Mark { case unvisited, onPath, done }
         var marks = Array(repeating: Mark.unvisited, count: steps.count)
-        var path: [Int] = []
-        func visit(_ node: Int) -> [String]? {
-            marks[node] = .onPath
-            path.append(node)
-            // Walk "is after" edges: the printed cycle `a -> b -> a` reads "a is after b is after a".
-            for dep in dependencies[node] {
+        // The path from the root of the search: each node, and how many of its dependencies
+        // have been walked.
+        var path: [(node: Int, walked: Int)] = []
+        // Where each node on the path is in it.
+        var position = Array(repeating: 0, count: steps.count)
+        for root in steps.indices where marks[root] == .unvisited {
+            marks[root] = .onPath
+            path.append((root, 0))
+            while let top = path.last {
+                let (node, walked) = (top.node, top.walked)
+                // Walk "is after" edges: the printed cycle `a -> b -> a` reads "a is after b is after a".
+                guard walked < dependencies[node].count else {
+                    marks[node] = .done
+                    path.removeLast()
+                    continue
+                }
+                path[path.count - 1].walked += 1
+                let dep = dependencies[node][walked]
                 switch marks[dep] {
                 case .onPath:
-                    let start = path.lastIndex(of: dep)!
-                    let cycle = Array(path[start...]).map { steps[$0].id }
+                    let cycle = path[position[dep]...].map { steps[$0.node].id }
                     return cycle + [cycle[0]]
                 case .unvisited:
-                    if let found = visit(dep) { return found }
-                case .done: break
+                    marks[dep] = .onPath
+                    position[dep] = path.count
+                    path.append((dep, 0))
+                case .done:
+                    break
                 }
             }
-            path.removeLast()
-            marks[node] = .done
-            return nil
-        }
-        for node in steps.indices where marks[node] == .unvisited {
-            if let found = visit(node) { return found }
         }
         return nil
     }
 
-    /// Kahn's algorithm, always taking the lowest ready index so configured order is kept.
-    private static func topologicalOrder(dependencies: [[Int]]) -> [Int] {
+    /// Kahn's algorithm, always taking the lowest ready index so configured order is kept:
+    /// O((steps + edges) log steps) with the ready steps in a heap.
+    static func topologicalOrder(dependencies: [[Int]]) -> [Int] {
+        var ready = IndexHeap()
+        return topologicalOrder(dependencies: dependencies, ready: &ready)
+    }
+
+    /// The order, with the ready steps kept in `ready` (tests read its work).
+    static func topologicalOrder(dependencies: [[Int]], ready: inout IndexHeap) -> [Int] {
         var remaining = dependencies.map(\.count)
         var dependants = Array(repeating: [Int](), count: dependencies.count)
         for (node, deps) in dependencies.enumerated() { for dep in deps { dependants[dep].append(node) } }
-        var ready = remaining.indices.filter { remaining[$0] == 0 }
+        for node in remaining.indices where remaining[node] == 0 { ready.insert(node) }
         var order: [Int] = []
         order.reserveCapacity(dependencies.count)
-        while !ready.isEmpty {
-            let next = ready.min()!
-            ready.remove(at: ready.firstIndex(of: next)!)
+        while let next = ready.popMin() {
             order.append(next)
             for dependant in dependants[next] {
                 remaining[dependant] -= 1
-                if remaining[dependant] == 0 { ready.append(dependant) }
+                if remaining[dependant] == 0 { ready.insert(dependant) }
             }
         }
         return order

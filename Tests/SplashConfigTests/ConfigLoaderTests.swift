@@ -57,7 +57,9 @@ import Testing
             [step.retry]
             backoff = "1s"
             """
-        let config = try ConfigLoader.parse(text, file: "splashd.toml", catalog: manifests)
+        // `kiosk` exists on the system this config is for (the lookup is the system's).
+        let system = SystemLookup(groupExists: { $0 == "kiosk" })
+        let config = try ConfigLoader.parse(text, file: "splashd.toml", catalog: manifests, system: system)
         #expect(config.source == "splashd.toml")
         #expect(
             config.settings

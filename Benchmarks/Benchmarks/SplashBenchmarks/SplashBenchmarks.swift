@@ -37,6 +37,26 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // MARK: Config
+
+    // The graph check of a 20,000-step config (the part of loading after the TOML): ids, edges,
+    // the cycle search and the topological order. It was quadratic in the number of steps
+    // (docs/benchmarks.md, "Config loading"); whole loads are timed by scripts/bench-config.sh.
+    let independent = (0..<20_000).map { StepSpec(id: "s\($0)", plugin: "signal") }
+    let chain = (0..<20_000).map { StepSpec(id: "s\($0)", plugin: "signal", after: $0 == 0 ? [] : ["s\($0 - 1)"]) }
+
+    Benchmark("config: step graph of 20,000 independent steps") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try? StepGraph(steps: independent))
+        }
+    }
+
+    Benchmark("config: step graph of a 20,000-step chain") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try? StepGraph(steps: chain))
+        }
+    }
+
     // MARK: Protocol
 
     let small = ProtocolSamples.state(steps: 6)

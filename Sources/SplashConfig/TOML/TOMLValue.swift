@@ -67,6 +67,12 @@ struct TOMLTable: Sendable, Equatable, Sequence {
         self = try parser.parse()
     }
 
+    /// Parses a TOML document given as bytes: they must be UTF-8 (a byte-order mark may start them).
+    init(bytes: [UInt8]) throws(TOMLParseError) {
+        var parser = TOMLParser(bytes: bytes)
+        self = try parser.parse()
+    }
+
     subscript(key: String) -> TOMLValue? { values[key] }
 
     /// The 1-based line `key` was written on, if it is in the table and was parsed.
@@ -87,9 +93,12 @@ struct TOMLTable: Sendable, Equatable, Sequence {
 }
 
 /// Why a text is not TOML, and where.
-struct TOMLParseError: Error, Sendable, Equatable, CustomStringConvertible {
-    var line: Int
-    var column: Int
-    var message: String
-    var description: String { message }
+public struct TOMLParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The 1-based line of the problem.
+    public var line: Int
+    /// The 1-based column, in bytes, of the problem.
+    public var column: Int
+    /// What is wrong, without the location.
+    public var message: String
+    public var description: String { message }
 }
