@@ -5,7 +5,7 @@
 import PackageDescription
 
 let targets = [
-    "request", "config", "manifest", "plugin-output", "session", "counter", "history", "config-cache", "deep-link",
+    "request", "toml", "config", "manifest", "plugin-output", "session", "counter", "history", "config-cache", "deep-link",
 ]
 
 let package = Package(

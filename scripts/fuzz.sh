@@ -7,7 +7,7 @@
 # --runs N      run each target for N executions instead (e.g. 10000000 for the long run)
 # --address     also build with AddressSanitizer (slower; a separate build in Fuzz/.build-asan)
 # --seed N      libFuzzer's seed (CI uses a fixed one, so a brief run is repeatable)
-# TARGET        request config manifest plugin-output session counter history config-cache deep-link
+# TARGET        request toml config manifest plugin-output session counter history config-cache deep-link
 #               (default: all)
 #
 # The working corpus grows in Fuzz/.build/corpus/TARGET (not committed); an input that crashes,
@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-all=(request config manifest plugin-output session counter history config-cache deep-link)
+all=(request toml config manifest plugin-output session counter history config-cache deep-link)
 [ "${#targets[@]}" -gt 0 ] || targets=("${all[@]}")
 
 sanitizers=(--sanitize fuzzer) scratch=.build

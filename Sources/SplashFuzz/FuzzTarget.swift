@@ -11,6 +11,9 @@
 public enum FuzzTarget: String, CaseIterable, Sendable {
     /// A request line of the socket protocol (`Request.parse`).
     case request
+    /// A TOML document, through the reader behind configs and manifests (`TOMLTaggedJSON`, the
+    /// output of `toml-test-decoder`).
+    case toml
     /// A configuration file (`ConfigLoader.parse`), with a plugin catalog.
     case config
     /// An external plugin's manifest (`PluginCatalog.parseManifest`).
@@ -32,6 +35,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     public func run(_ bytes: UnsafeRawBufferPointer) {
         switch self {
         case .request: FuzzRequest.run(bytes)
+        case .toml: FuzzConfig.runTOML(bytes)
         case .config: FuzzConfig.runConfig(bytes)
         case .manifest: FuzzConfig.runManifest(bytes)
         case .pluginOutput: FuzzPluginOutput.run(bytes)
