@@ -94,6 +94,10 @@ public enum Daemon {
 
     /// Runs until SIGTERM or SIGINT, then stops every plugin and returns.
     public static func run(options: DaemonOptions, logger: Logger) async throws {
+        // Trapped first: a SIGTERM or SIGINT arriving before the service group traps them itself
+        // (while the config is read and the socket bound) is kept and stops the daemon gracefully
+        // once the group runs, instead of killing it with its socket file left behind.
+        let earlyStop = await UnixSignalsSequence(trapping: .sigterm, .sigint)
         let descriptorLimit = raiseDescriptorLimit(logger: logger)
         let config: DaemonConfig
         let catalog: PluginCatalog
@@ -176,11 +180,19 @@ public enum Daemon {
         configuration.gracefulShutdownSignals = [.sigterm, .sigint]
         defer { logger.info("splashd stopped") }
         var failure: (any Error)?
+        let serviceGroup = ServiceGroup(configuration: configuration)
+        let earlyStopWatch = Task {
+            for await _ in earlyStop {
+                await serviceGroup.triggerGracefulShutdown()
+                return
+            }
+        }
         do {
-            try await ServiceGroup(configuration: configuration).run()
+            try await serviceGroup.run()
         } catch {
             failure = error
         }
+        earlyStopWatch.cancel()
         await server.close()
         // Every attempt has ended (the controller waited for their teardown); anything a plugin
         // left that no step claimed goes now.
