@@ -17,16 +17,7 @@ extension TOMLParser {
                     advance()
                     return String(decoding: out, as: UTF8.self)
                 }
-                let quotes = quoteRun()
-                if quotes >= 3 {
-                    // `"""` ends the string; up to two quotes just before it belong to the string.
-                    guard quotes <= 5 else { throw failure("too many quotes at the end of a multi-line string") }
-                    out.append(contentsOf: repeatElement(byte, count: quotes - 3))
-                    index += quotes
-                    return String(decoding: out, as: UTF8.self)
-                }
-                out.append(contentsOf: repeatElement(byte, count: quotes))
-                index += quotes
+                if let string = try quotesInMultilineString(byte, into: &out) { return string }
             case UInt8(ascii: "\\"):
                 advance()
                 if multiline, let next = peek(), next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0D {
@@ -54,6 +45,22 @@ extension TOMLParser {
     }
 
     /// An escape after its backslash: `\b \t \n \f \r \" \\ \uXXXX \UXXXXXXXX`, no other.
+    /// At a run of `quote`s inside a multi-line string: three (`"""` or `'''`) end it, and up to
+    /// two just before them belong to the string; fewer than three are text. The string when it
+    /// ended here, else nil.
+    private mutating func quotesInMultilineString(_ quote: UInt8, into out: inout [UInt8]) throws(TOMLParseError) -> String? {
+        let quotes = quoteRun()
+        if quotes >= 3 {
+            guard quotes <= 5 else { throw failure("too many quotes at the end of a multi-line string") }
+            out.append(contentsOf: repeatElement(quote, count: quotes - 3))
+            index += quotes
+            return String(decoding: out, as: UTF8.self)
+        }
+        out.append(contentsOf: repeatElement(quote, count: quotes))
+        index += quotes
+        return nil
+    }
+
     private mutating func escape(into out: inout [UInt8]) throws(TOMLParseError) {
         guard let escape = peek() else { throw failure("unterminated string") }
         switch escape {
@@ -97,15 +104,7 @@ extension TOMLParser {
                     advance()
                     return String(decoding: out, as: UTF8.self)
                 }
-                let quotes = quoteRun()
-                if quotes >= 3 {
-                    guard quotes <= 5 else { throw failure("too many quotes at the end of a multi-line string") }
-                    out.append(contentsOf: repeatElement(byte, count: quotes - 3))
-                    index += quotes
-                    return String(decoding: out, as: UTF8.self)
-                }
-                out.append(contentsOf: repeatElement(byte, count: quotes))
-                index += quotes
+                if let string = try quotesInMultilineString(byte, into: &out) { return string }
             case 0x0A, 0x0D:
                 guard multiline else { throw failure("unterminated string") }
                 try newlineKept(into: &out)
