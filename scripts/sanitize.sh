@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 export SWIFT_BACKTRACE=enable=no
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp ${TSAN_OPTIONS:-}"
+# Bounded waits in the tests last ten times longer: the sanitizers slow everything down.
+export SPLASHD_TEST_TIME_SCALE="${SPLASHD_TEST_TIME_SCALE:-10}"
 export ASAN_OPTIONS="halt_on_error=1 detect_leaks=0 ${ASAN_OPTIONS:-}"
 sanitizers=() rest=()
 while [ $# -gt 0 ]; do

@@ -76,7 +76,7 @@ public final class DaemonProcess: @unchecked Sendable {
 
     /// Bounded wait until the log has `count` lines containing `text`; false at the deadline.
     public func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(20)) -> Bool {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + timeout * waitScale
         while ContinuousClock.now < deadline {
             if logLines(containing: text).count >= count { return true }
             usleep(20_000)
@@ -93,11 +93,11 @@ public final class DaemonProcess: @unchecked Sendable {
     public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
     /// Connects a new client.
-    public func connect() throws -> SplashConnection { try SplashConnection(path: socketPath, timeout: .seconds(5)) }
+    public func connect() throws -> SplashConnection { try SplashConnection(path: socketPath, timeout: .seconds(5) * waitScale) }
 
     /// Bounded wait for the socket to accept a client (or the daemon to die).
     private func waitUntilServing(timeout: Duration = .seconds(20)) throws {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + timeout * waitScale
         while ContinuousClock.now < deadline {
             if !process.isRunning {
                 throw DaemonFailure(message: "splashd exited with \(process.terminationStatus) before serving:\n\(log)")
@@ -123,7 +123,7 @@ public final class DaemonProcess: @unchecked Sendable {
     public func stop(timeout: Duration = .seconds(20)) -> Int32 {
         if process.isRunning {
             kill(process.processIdentifier, SIGTERM)
-            let seconds = Double(timeout.components.seconds)
+            let seconds = Double(timeout.components.seconds * Int64(waitScale))
             if exited.wait(timeout: .now() + seconds) == .timedOut {
                 kill(process.processIdentifier, SIGKILL)
                 exited.wait()
