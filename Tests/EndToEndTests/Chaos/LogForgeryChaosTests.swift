@@ -65,10 +65,10 @@ import TestSupport
         return daemon
     }
 
-    @Test func textLogLinesCannotBeForgedOrCarryEscapes() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let daemon = try Self.runForgedLaunch(logFormat: "text", in: directory)
+    /// The whole log of a forged launch in `format`, once the daemon stopped; checks that no raw
+    /// ESC, CR, DEL, CSI (U+009B) or right-to-left override reached it.
+    static func loggedText(format: String, in directory: TemporaryDirectory) throws -> String {
+        let daemon = try runForgedLaunch(logFormat: format, in: directory)
         #expect(daemon.stop() == 0)
         let bytes = Array((try? Data(contentsOf: URL(fileURLWithPath: daemon.logPath))) ?? Data())
         for forbidden: UInt8 in [0x1B, 0x0D, 0x7F] {
@@ -76,6 +76,13 @@ import TestSupport
         }
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(!text.unicodeScalars.contains { $0.value == 0x9B || $0.value == 0x202E })
+        return text
+    }
+
+    @Test func textLogLinesCannotBeForgedOrCarryEscapes() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let text = try Self.loggedText(format: "text", in: directory)
         let timestamp = #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (trace|debug|info|notice|warning|error|critical) /#
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         for line in lines {
@@ -93,14 +100,7 @@ import TestSupport
     @Test func jsonLogLinesAreOneObjectEachAndKeepTheTextExactly() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try Self.runForgedLaunch(logFormat: "json", in: directory)
-        #expect(daemon.stop() == 0)
-        let bytes = Array((try? Data(contentsOf: URL(fileURLWithPath: daemon.logPath))) ?? Data())
-        for forbidden: UInt8 in [0x1B, 0x0D, 0x7F] {
-            #expect(!bytes.contains(forbidden), "byte \(forbidden) in the log")
-        }
-        let text = String(decoding: bytes, as: UTF8.self)
-        #expect(!text.unicodeScalars.contains { $0.value == 0x9B || $0.value == 0x202E })
+        let text = try Self.loggedText(format: "json", in: directory)
         var messages: [String] = []
         for line in text.split(separator: "\n") {
             guard let object = try? JSONValue.parse(Array(line.utf8)).objectValue, let message = object["message"]?.stringValue else {

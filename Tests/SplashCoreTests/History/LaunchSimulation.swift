@@ -1,3 +1,4 @@
+import TestSupport
 import SplashCore
 
 /// Runs a `LaunchMachine` through a whole launch on explicit instants, with step durations and
@@ -159,14 +160,3 @@ let bootstrapDurations = [
     "auth-refresh": 600, "config-fetch": 900, "profile-sync": 700, "launch-counter": 50, "quick-action": 150,
 ]
 
-/// A small deterministic random generator (SplitMix64) for jittered durations.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,4 +1,5 @@
 import SplashCore
+import TestSupport
 import Testing
 
 /// The estimator on recorded histories: launches are simulated on explicit instants, no sleeping.
