@@ -3,22 +3,23 @@
 extension TOMLParser {
     // MARK: Strings
 
-    /// A "basic" string after its opening quote(s): escapes are read, control characters other
-    /// than tab must be escaped, and a multi-line one may hold newlines, a line-ending backslash
-    /// and up to two quotes in a row.
-    mutating func basicString(multiline: Bool) throws(TOMLParseError) -> String {
+    /// A string after its opening quote(s), `"` for a basic string and `'` for a literal one.
+    /// Control characters other than tab are refused; a multi-line string may hold newlines and up
+    /// to two quotes in a row. Only a basic string has escapes (and, multi-line, a line-ending
+    /// backslash).
+    mutating func string(quote: UInt8, multiline: Bool) throws(TOMLParseError) -> String {
         var out: [UInt8] = []
         if multiline { try skipFirstNewline() }
         while true {
             guard let byte = peek() else { throw failure("unterminated string") }
             switch byte {
-            case UInt8(ascii: "\""):
+            case quote:
                 guard multiline else {
                     advance()
                     return String(decoding: out, as: UTF8.self)
                 }
                 if let string = try quotesInMultilineString(byte, into: &out) { return string }
-            case UInt8(ascii: "\\"):
+            case UInt8(ascii: "\\") where quote == UInt8(ascii: "\""):
                 advance()
                 if multiline, let next = peek(), next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0D {
                     // A line-ending backslash trims the newline and all whitespace after it.
@@ -44,7 +45,6 @@ extension TOMLParser {
         }
     }
 
-    /// An escape after its backslash: `\b \t \n \f \r \" \\ \uXXXX \UXXXXXXXX`, no other.
     /// At a run of `quote`s inside a multi-line string: three (`"""` or `'''`) end it, and up to
     /// two just before them belong to the string; fewer than three are text. The string when it
     /// ended here, else nil.
@@ -61,6 +61,7 @@ extension TOMLParser {
         return nil
     }
 
+    /// An escape after its backslash: `\b \t \n \f \r \" \\ \uXXXX \UXXXXXXXX`, no other.
     private mutating func escape(into out: inout [UInt8]) throws(TOMLParseError) {
         guard let escape = peek() else { throw failure("unterminated string") }
         switch escape {
@@ -89,31 +90,6 @@ extension TOMLParser {
             throw failure("invalid escape \\\(describe(escape))")
         }
         advance()
-    }
-
-    /// A 'literal' string after its opening quote(s): no escapes; a multi-line one may hold
-    /// newlines and up to two quotes in a row.
-    mutating func literalString(multiline: Bool) throws(TOMLParseError) -> String {
-        var out: [UInt8] = []
-        if multiline { try skipFirstNewline() }
-        while true {
-            guard let byte = peek() else { throw failure("unterminated string") }
-            switch byte {
-            case UInt8(ascii: "'"):
-                guard multiline else {
-                    advance()
-                    return String(decoding: out, as: UTF8.self)
-                }
-                if let string = try quotesInMultilineString(byte, into: &out) { return string }
-            case 0x0A, 0x0D:
-                guard multiline else { throw failure("unterminated string") }
-                try newlineKept(into: &out)
-            default:
-                try checkStringByte(byte)
-                out.append(byte)
-                advance()
-            }
-        }
     }
 
     /// How many of the byte at `index` follow each other from there.

@@ -222,7 +222,7 @@ struct TOMLParser {
                     throw failure("a key cannot be a multi-line string")
                 }
                 advance()
-                parts.append(byte == UInt8(ascii: "'") ? try literalString(multiline: false) : try basicString(multiline: false))
+                parts.append(try string(quote: byte, multiline: false))
             } else {
                 let start = index
                 while let next = peek(), Self.isBareKey(next) { advance() }
@@ -243,14 +243,10 @@ struct TOMLParser {
     private mutating func value(depth: Int) throws(TOMLParseError) -> Item {
         guard let byte = peek() else { throw failure("expected a value") }
         switch byte {
-        case UInt8(ascii: "\""):
-            let multiline = starts(with: "\"\"\"")
+        case UInt8(ascii: "\""), UInt8(ascii: "'"):
+            let multiline = starts(with: byte == UInt8(ascii: "'") ? "'''" : "\"\"\"")
             index += multiline ? 3 : 1
-            return .value(.string(try basicString(multiline: multiline)))
-        case UInt8(ascii: "'"):
-            let multiline = starts(with: "'''")
-            index += multiline ? 3 : 1
-            return .value(.string(try literalString(multiline: multiline)))
+            return .value(.string(try string(quote: byte, multiline: multiline)))
         case UInt8(ascii: "["):
             return .value(try array(depth: depth))
         case UInt8(ascii: "{"):
