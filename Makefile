@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: build release test bench bench-inprocess bench-process bench-config toml-test demo clean fuzz sanitize
+.PHONY: build release test bench bench-inprocess bench-process bench-config bench-linking toml-test demo clean fuzz sanitize
 
 build:
 	$(SWIFT) build
@@ -28,6 +28,18 @@ bench-process: release
 # Config loading time against the number of steps (5,000 to 80,000): `splashd check`, release build.
 bench-config: release
 	bash scripts/bench-config.sh .build/release/splashd
+
+# The two ways to ship without the toolchain, side by side: the Swift runtime linked statically
+# (what ships) or private libraries with a relative runpath. Sizes, package size, cold start, RSS.
+bench-linking:
+	$(SWIFT) build -c release --product splashd
+	$(SWIFT) build -c release --product splashctl
+	mkdir -p .build/linking/dynamic .build/linking/static
+	cp .build/release/splashd .build/release/splashctl .build/linking/dynamic/
+	$(SWIFT) build -c release --static-swift-stdlib --product splashd
+	$(SWIFT) build -c release --static-swift-stdlib --product splashctl
+	cp .build/release/splashd .build/release/splashctl .build/linking/static/
+	bash scripts/bench-linking.sh .build/linking/static .build/linking/dynamic
 
 # The TOML reader against the official conformance suite (https://github.com/toml-lang/toml-test)
 # through its decoder interface. Needs the `toml-test` runner on PATH, a Go program (see
