@@ -108,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "splashctl",
             dependencies: [
-                "SplashClient", "SplashCore",
+                "CLinuxShims", "SplashClient", "SplashCore", "SplashJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
