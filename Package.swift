@@ -64,6 +64,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // libsystemd's sd-journal, for `splashctl logs` only: the daemon must not link libsystemd
+        // (see SplashSystemd above).
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // Reading a launch's journal records (sd-journal) and formatting them: `splashctl logs`.
+        .target(name: "SplashJournal", dependencies: ["CSystemd", "SplashCore"], swiftSettings: strict),
         // The built-in bootstrap plugins: auth-refresh, config-fetch, launch-counter, quick-action.
         .target(
             name: "SplashBuiltins",
@@ -103,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "splashctl",
             dependencies: [
-                "SplashClient", "SplashCore",
+                "CLinuxShims", "SplashClient", "SplashCore", "SplashJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -155,6 +160,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .testTarget(name: "SplashJournalTests", dependencies: ["SplashJournal", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SplashFuzzTests", dependencies: ["SplashFuzz", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SplashClientTests", dependencies: ["SplashClient", "TestSupport"], swiftSettings: strict),
         .testTarget(

@@ -1,9 +1,13 @@
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "CLinuxShims.h"
@@ -46,4 +50,20 @@ int splashd_is_child_subreaper(void) {
         return -1;
     }
     return on != 0;
+}
+
+int splashd_signalfd_termination(void) {
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    int fd = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (fd < 0) return -1;
+    int error = pthread_sigmask(SIG_BLOCK, &signals, NULL);
+    if (error != 0) {
+        close(fd);
+        errno = error;
+        return -1;
+    }
+    return fd;
 }

@@ -8,14 +8,15 @@ struct Splashctl: ParsableCommand {
         commandName: "splashctl",
         abstract: "Inspect and control the splash screen daemon (splashd).",
         discussion: """
-            Exit status: 0 success; 1 the daemon refused the command; 64 bad usage; 69 splashd is not \
-            running or went away; 74 I/O error; 75 timed out; 76 unexpected reply; 77 permission denied.
+            Exit status: 0 success; 1 the daemon refused the command (logs: the launch is not in the \
+            journal); 64 bad usage; 69 splashd is not running or went away; 74 I/O error; 75 timed \
+            out; 76 unexpected reply; 77 permission denied.
             """,
         version: splashdVersion,
         subcommands: [
             Status.self, Watch.self, Wait.self, Ping.self,
             Retry.self, ContinueOffline.self, Dismissed.self, Complete.self, Action.self, Open.self, Relaunch.self,
-            Blame.self, CriticalChain.self, Plot.self, Graph.self, History.self,
+            Blame.self, CriticalChain.self, Plot.self, Graph.self, History.self, Logs.self,
         ]
     )
 

@@ -28,4 +28,9 @@ int splashd_set_child_subreaper(int on);
 /// errno set on failure.
 int splashd_is_child_subreaper(void);
 
+/// Blocks SIGINT and SIGTERM in the calling thread and returns a signalfd (close-on-exec,
+/// non-blocking) that becomes readable when one of them is pending, so a poll(2) loop can end
+/// on them. A descriptor, or -1 with errno set (then the signals are not blocked).
+int splashd_signalfd_termination(void);
+
 #endif
