@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: build release test bench bench-inprocess bench-process bench-config toml-test demo clean fuzz sanitize
+.PHONY: build release dist install test bench bench-inprocess bench-process bench-config toml-test demo clean fuzz sanitize
 
 build:
 	$(SWIFT) build
@@ -11,6 +11,24 @@ build:
 release:
 	$(SWIFT) build -c release --product splashd
 	$(SWIFT) build -c release --product splashctl
+
+# The shipping binaries, in .build/release too: the Swift runtime linked in (--static-swift-stdlib),
+# so they run on a Debian 12 system without the Swift toolchain (SPEC §11). They replace `release`'s.
+dist:
+	$(SWIFT) build -c release --static-swift-stdlib --product splashd
+	$(SWIFT) build -c release --static-swift-stdlib --product splashctl
+
+# Installs everything under DESTDIR: binaries (stripped), units, sysusers and tmpfiles snippets,
+# journal catalog, shipped plugins, man pages, completions, docs, and /etc/splashd/splashd.toml
+# unless one exists (docs/packaging.md has the table). BINARIES=DIR takes prebuilt splashd and
+# splashctl from DIR; without it, `dist` builds them first.
+PREFIX ?= /usr
+SYSCONFDIR ?= /etc
+DESTDIR ?=
+BINARIES ?=
+install: $(if $(BINARIES),,dist)
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" SYSCONFDIR="$(SYSCONFDIR)" \
+		bash scripts/install.sh "$(or $(BINARIES),.build/release)"
 
 test:
 	bash scripts/test.sh
