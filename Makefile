@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: build release dist install test bench bench-inprocess bench-process bench-config toml-test demo clean fuzz sanitize
+.PHONY: build release dist install deb test bench bench-inprocess bench-process bench-config toml-test demo clean fuzz sanitize
 
 build:
 	$(SWIFT) build
@@ -29,6 +29,10 @@ BINARIES ?=
 install: $(if $(BINARIES),,dist)
 	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" SYSCONFDIR="$(SYSCONFDIR)" \
 		bash scripts/install.sh "$(or $(BINARIES),.build/release)"
+
+# dist/splashd_VERSION_ARCH.deb from `make install` into a staging tree (docs/packaging.md).
+deb: $(if $(BINARIES),,dist)
+	bash scripts/deb.sh "$(or $(BINARIES),.build/release)"
 
 test:
 	bash scripts/test.sh
@@ -59,7 +63,7 @@ demo:
 	bash scripts/demo.sh
 
 clean:
-	rm -rf .build Benchmarks/.build
+	rm -rf .build Benchmarks/.build dist
 
 # libFuzzer: every fuzz target of Fuzz/ for FUZZ_SECONDS each (or FUZZ_RUNS executions each:
 # `make fuzz FUZZ_RUNS=10000000` is the long run). FUZZ_ARGS=--address adds AddressSanitizer.
