@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: build release dist install deb test bench bench-inprocess bench-process bench-config toml-test demo clean fuzz sanitize
+.PHONY: build release dist install deb man test bench bench-inprocess bench-process bench-config toml-test demo clean fuzz sanitize
 
 build:
 	$(SWIFT) build
@@ -33,6 +33,11 @@ install: $(if $(BINARIES),,dist)
 # dist/splashd_VERSION_ARCH.deb from `make install` into a staging tree (docs/packaging.md).
 deb: $(if $(BINARIES),,dist)
 	bash scripts/deb.sh "$(or $(BINARIES),.build/release)"
+
+# Regenerates man/splashd.8 and man/splashctl.1 with swift-argument-parser's generate-manual
+# plugin (a debug build of the package); PackagingTests say when they are out of date.
+man:
+	bash scripts/man.sh
 
 test:
 	bash scripts/test.sh
