@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: build release test bench bench-inprocess bench-process bench-config bench-linking toml-test demo clean fuzz sanitize
+.PHONY: build release dist install deb man test bench bench-inprocess bench-process bench-config bench-linking toml-test demo clean fuzz sanitize
 
 build:
 	$(SWIFT) build
@@ -11,6 +11,33 @@ build:
 release:
 	$(SWIFT) build -c release --product splashd
 	$(SWIFT) build -c release --product splashctl
+
+# The shipping binaries, in .build/release too: the Swift runtime linked in (--static-swift-stdlib),
+# so they run on a Debian 12 system without the Swift toolchain (SPEC §11). They replace `release`'s.
+dist:
+	$(SWIFT) build -c release --static-swift-stdlib --product splashd
+	$(SWIFT) build -c release --static-swift-stdlib --product splashctl
+
+# Installs everything under DESTDIR: binaries (stripped), units, sysusers and tmpfiles snippets,
+# journal catalog, shipped plugins, man pages, completions, docs, and /etc/splashd/splashd.toml
+# unless one exists (docs/packaging.md has the table). BINARIES=DIR takes prebuilt splashd and
+# splashctl from DIR; without it, `dist` builds them first.
+PREFIX ?= /usr
+SYSCONFDIR ?= /etc
+DESTDIR ?=
+BINARIES ?=
+install: $(if $(BINARIES),,dist)
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" SYSCONFDIR="$(SYSCONFDIR)" \
+		bash scripts/install.sh "$(or $(BINARIES),.build/release)"
+
+# dist/splashd_VERSION_ARCH.deb from `make install` into a staging tree (docs/packaging.md).
+deb: $(if $(BINARIES),,dist)
+	bash scripts/deb.sh "$(or $(BINARIES),.build/release)"
+
+# Regenerates man/splashd.8 and man/splashctl.1 with swift-argument-parser's generate-manual
+# plugin (a debug build of the package); PackagingTests say when they are out of date.
+man:
+	bash scripts/man.sh
 
 test:
 	bash scripts/test.sh
@@ -53,7 +80,7 @@ demo:
 	bash scripts/demo.sh
 
 clean:
-	rm -rf .build Benchmarks/.build
+	rm -rf .build Benchmarks/.build dist
 
 # libFuzzer: every fuzz target of Fuzz/ for FUZZ_SECONDS each (or FUZZ_RUNS executions each:
 # `make fuzz FUZZ_RUNS=10000000` is the long run). FUZZ_ARGS=--address adds AddressSanitizer.

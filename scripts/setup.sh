@@ -7,6 +7,7 @@ command -v setpriv >/dev/null || need+=(util-linux)
 command -v python3 >/dev/null || need+=(python3)
 command -v dot >/dev/null || need+=(graphviz)          # the tests parse `splashctl graph` output
 pkg-config --exists libsystemd 2>/dev/null || need+=(libsystemd-dev pkg-config)  # sd-journal: `splashctl logs`
+command -v make >/dev/null || need+=(make)             # PackagingTests run `make install`
 if [ "${#need[@]}" -gt 0 ]; then
   echo "setup: installing ${need[*]}" >&2
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"

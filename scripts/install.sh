@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Installs splashd under $DESTDIR: `make install` runs it, and so does the Debian package's build
+# (scripts/deb.sh). docs/packaging.md has the table of what goes where.
+#
+#   scripts/install.sh BINARIES_DIR
+#
+# BINARIES_DIR holds the splashd and splashctl to install (stripped on the way). Environment:
+# DESTDIR (default: none, the live system), PREFIX (default /usr), SYSCONFDIR (default /etc),
+# STRIP (default strip). /etc/splashd/splashd.toml is installed only where none exists, so an
+# operator's configuration is never overwritten.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+umask 022
+
+binaries=${1:?usage: scripts/install.sh BINARIES_DIR}
+root=${DESTDIR:-}
+prefix=${PREFIX:-/usr}
+sysconfdir=${SYSCONFDIR:-/etc}
+strip=${STRIP:-strip}
+
+for tool in splashd splashctl; do
+    [[ -x $binaries/$tool ]] || { echo "install: no executable $binaries/$tool (make dist, or BINARIES=DIR)" >&2; exit 1; }
+done
+
+bindir=$prefix/bin
+libdir=$prefix/lib
+unitdir=$libdir/systemd/system
+# The daemon looks for shipped plugins here whatever the prefix (SPEC §8).
+plugindir=/usr/lib/splashd/plugins
+datadir=$prefix/share
+docdir=$datadir/doc/splashd
+mandir=$datadir/man
+
+dir() { install -d -m 0755 "$root$1"; }
+file() { install -D -m "${3:-0644}" "$1" "$root$2"; }
+
+# Binaries, stripped as dh_strip strips an executable: no symbol table or debug info (the Swift
+# runtime's metadata lives in sections of its own and stays).
+dir "$bindir"
+for tool in splashd splashctl; do
+    install -m 0755 "$binaries/$tool" "$root$bindir/$tool"
+    "$strip" --remove-section=.comment --remove-section=.note "$root$bindir/$tool"
+done
+
+# systemd: the units name /usr/bin and /usr/share/doc; another prefix is written into them.
+for unit in splashd.service splashd.socket splashd-finished.service; do
+    dir "$unitdir"
+    sed -e "s|/usr/bin/splash|$bindir/splash|g" -e "s|file:/usr/share/doc/splashd/|file:$docdir/|g" \
+        "systemd/$unit" >"$root$unitdir/$unit"
+    chmod 0644 "$root$unitdir/$unit"
+done
+file systemd/sysusers.d/splashd.conf "$libdir/sysusers.d/splashd.conf"
+file systemd/tmpfiles.d/splashd.conf "$libdir/tmpfiles.d/splashd.conf"
+file systemd/splashd.catalog "$libdir/systemd/catalog/splashd.catalog"
+
+# Shipped external plugins: each manifest and the folder its `exec` names.
+for manifest in plugins/*.toml; do
+    name=$(basename "$manifest" .toml)
+    file "$manifest" "$plugindir/$name.toml"
+    for script in "plugins/$name"/*; do
+        file "$script" "$plugindir/$name/$(basename "$script")" 0755
+    done
+done
+
+# The configuration: the embedded default made explicit, with control_group = "splash".
+if [[ ! -e $root$sysconfdir/splashd/splashd.toml ]]; then
+    file packaging/splashd.toml "$sysconfdir/splashd/splashd.toml"
+fi
+
+# Man pages, compressed as Debian policy wants them (gzip -9n: no name or time stamp inside).
+for page in man/*.[0-9]; do
+    section=${page##*.}
+    dir "$mandir/man$section"
+    gzip -9nc "$page" >"$root$mandir/man$section/$(basename "$page").gz"
+    chmod 0644 "$root$mandir/man$section/$(basename "$page").gz"
+done
+
+# Shell completions, from the binaries themselves (swift-argument-parser writes them). They are
+# sourced, not run: the bash script's #! line goes.
+completions() { # TOOL SHELL DEST
+    "$binaries/$1" --generate-completion-script "$2" | sed '1{/^#!/d}' >"$root$3"
+    chmod 0644 "$root$3"
+}
+dir "$datadir/bash-completion/completions"
+dir "$datadir/zsh/vendor-completions"
+dir "$datadir/fish/vendor_completions.d"
+for tool in splashd splashctl; do
+    completions "$tool" bash "$datadir/bash-completion/completions/$tool"
+    completions "$tool" zsh "$datadir/zsh/vendor-completions/_$tool"
+    completions "$tool" fish "$datadir/fish/vendor_completions.d/$tool.fish"
+done
+
+# Docs. README's links into docs/ point at the flat directory they are installed in.
+dir "$docdir"
+sed -e 's|](docs/|](|g' README.md >"$root$docdir/README.md"
+chmod 0644 "$root$docdir/README.md"
+for doc in docs/*; do
+    file "$doc" "$docdir/$(basename "$doc")"
+done
+file plugins/README.md "$docdir/plugins/README.md"
+file examples/splashd.toml "$docdir/examples/splashd.toml"
