@@ -84,7 +84,7 @@ cleanup() {
     exit "$status"
 }
 trap cleanup EXIT
-trap 'say "system-test: interrupted (deadline or signal)"; exit 2' INT TERM
+trap 'echo "system-test: interrupted (deadline or signal)" | tee -a "$LOG" >&2; exit 2' INT TERM
 
 # ---------------------------------------------------------------------------------------------
 # Running things in the container
@@ -611,7 +611,9 @@ check_socket_at_boot() {
     sock_wanted=$(prop splashd.socket WantedBy)
     fin_wanted=$(prop splashd-finished.service WantedBy)
     stat=$(c stat -c '%F %U:%G %a' /run/splashd/splashd.sock 2>&1)
-    listen=$(c ss -xlnp 2>/dev/null | grep -F /run/splashd/splashd.sock | tr -s ' ')
+    # The container shares the host's network namespace, so ss lists every listening Unix socket
+    # on the machine (other containers' too): ours is the one this container's PID 1 holds.
+    listen=$(c ss -xlnp 2>/dev/null | grep -F /run/splashd/splashd.sock | grep -F '"systemd",pid=1,' | tr -s ' ')
     ev "splashd.socket $socket_state since +$((socket_at / 1000))ms (container clock), WantedBy=$sock_wanted"
     ev "socket file: $stat; ss: ${listen:-nothing}"
     ev "splashd.service $service_state, started +$((service_exit / 1000))ms, ready +$((service_at / 1000))ms, TriggeredBy=$triggered"
