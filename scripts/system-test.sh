@@ -741,7 +741,8 @@ EOF
     result=$(wait_start_job 45 "$before" splashd.service)
     ev "restarted ($(ms_since "$stopped_ns") ms after SIGSTOP): start job $result"
     [ "$result" = done ] || bad "restart job: '${result:-none within 45s}'"
-    killed_how=$(since_messages "$before" 'about("splashd.service") and (msg | test("Killing process|Main process exited|Failed with result|Scheduled restart"))')
+    killed_how=$(since "$before" 'about("splashd.service") and (msg | test("Watchdog timeout|Killing process|Main process exited|Failed with result|Scheduled restart|Started"))' |
+        jq -s -r '(.[0].__MONOTONIC_TIMESTAMP | tonumber) as $t0 | map("+\(((.__MONOTONIC_TIMESTAMP | tonumber) - $t0) / 1000 | floor)ms \(.MESSAGE)") | join("|")')
     ev "journal: $killed_how"
     c splashctl wait finished --timeout 30s || bad "no launch finished after the watchdog restart"
     st=$(state)
