@@ -8,6 +8,8 @@ command -v python3 >/dev/null || need+=(python3)
 command -v dot >/dev/null || need+=(graphviz)          # the tests parse `splashctl graph` output
 pkg-config --exists libsystemd 2>/dev/null || need+=(libsystemd-dev pkg-config)  # sd-journal: `splashctl logs`
 command -v make >/dev/null || need+=(make)             # PackagingTests run `make install`
+command -v systemd-nspawn >/dev/null || need+=(systemd-container)   # scripts/system-test.sh boots a container
+command -v jq >/dev/null || need+=(jq)                  # ... and reads the journal and states with jq
 if [ "${#need[@]}" -gt 0 ]; then
   echo "setup: installing ${need[*]}" >&2
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -9,3 +9,5 @@ swift build --build-tests
 swift test --skip-build
 # Each libFuzzer target briefly, with a fixed seed so the run is repeatable (`make fuzz` runs longer).
 scripts/fuzz.sh --runs 50000 --seed 1
+# System tests under real systemd as PID 1 (root, systemd-nspawn; a package or built binaries):
+# scripts/system-test.sh dist/splashd_VERSION_ARCH.deb — see docs/system-tests.md. Not run here yet.
