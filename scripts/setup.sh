@@ -10,6 +10,9 @@ pkg-config --exists libsystemd 2>/dev/null || need+=(libsystemd-dev pkg-config) 
 command -v make >/dev/null || need+=(make)             # PackagingTests run `make install`
 command -v systemd-nspawn >/dev/null || need+=(systemd-container)   # scripts/system-test.sh boots a container
 command -v jq >/dev/null || need+=(jq)                  # ... and reads the journal and states with jq
+command -v openssl >/dev/null || need+=(openssl)        # ... and makes a CA for its HTTPS server
+command -v dpkg-shlibdeps >/dev/null || need+=(dpkg-dev)  # make deb: Depends and the changelog
+command -v lintian >/dev/null || need+=(lintian)        # the package is checked after make deb
 if [ "${#need[@]}" -gt 0 ]; then
   echo "setup: installing ${need[*]}" >&2
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
