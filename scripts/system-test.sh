@@ -571,7 +571,7 @@ BOOT_WARNINGS=""   # what `journalctl -u splashd -p warning` showed after the bo
 # and the finished unit and starts the socket; --bin-dir follows docs/systemd.md (enable --now
 # splashd.service, which also enables the socket).
 check_install() {
-    local enabled active libs
+    local enabled active libs dirs groups out rc=0
     enabled=$(c systemctl is-enabled splashd.socket splashd.service splashd-finished.service 2>&1 | paste -sd/)
     active=$(c systemctl is-active splashd.socket splashd.service splashd-finished.service | paste -sd/)
     libs=$(c ldd /usr/bin/splashd /usr/bin/splashctl 2>&1 | awk '/=>|ld-linux/ {print $1}' | sort -u | paste -sd' ')
@@ -580,10 +580,21 @@ check_install() {
     if c ldd /usr/bin/splashd /usr/bin/splashctl | grep -qE 'not found|/opt/swift|libswift|libFoundation|libdispatch'; then
         bad "the binaries need the Swift toolchain's libraries"
     fi
+    # The sysusers and tmpfiles snippets.
+    dirs=$(c stat -c '%n %U:%G %a' /var/lib/splashd /run/splashd /etc/splashd/plugins.d 2>&1 | paste -sd,)
+    groups=$(c id -nG splashd 2>&1)
+    ev "directories: $dirs; splashd's groups: $groups"
+    [ "$dirs" = "/var/lib/splashd splashd:splashd 700,/run/splashd splashd:splashd 755,/etc/splashd/plugins.d root:root 755" ] ||
+        bad "directories' owners and modes: $dirs"
+    in_list splash "$groups" || bad "the user splashd is not in the group splash"
     if [ -n "$DEB" ]; then
         ev "dpkg: $(c dpkg-query -W -f '${Status} ${Version}' splashd); conffiles: $(c dpkg-query -W -f '${Conffiles}' splashd | awk 'NF {print $1}' | paste -sd' ')"
         [ "$enabled" = enabled/disabled/enabled ] || bad "is-enabled socket/service/finished is $enabled, want enabled/disabled/enabled (SPEC §11)"
         [ "${active%%/*}" = active ] || bad "postinst did not start splashd.socket"
+        [ "$active" = active/inactive/inactive ] || bad "is-active socket/service/finished is $active: installing should start only the socket"
+        out=$(c splashd check --config /etc/splashd/splashd.toml 2>&1) || rc=$?
+        ev "the shipped configuration: $out"
+        [ "$rc" = 0 ] || bad "the shipped /etc/splashd/splashd.toml does not pass splashd check"
         [ "$(c splashctl ping 2>&1)" = "pong (splashd $(c splashd --version 2>&1))" ] || bad "splashctl ping through the new socket failed"
         ev "splashctl ping right after install (socket activation): $(c splashctl ping 2>&1)"
     else
