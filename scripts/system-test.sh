@@ -8,7 +8,8 @@
 # overlay (upper layer on a tmpfs, in a private mount namespace: nothing on the host changes),
 # with the toolchain and the work trees hidden, installs splashd in it, reboots it so the units
 # start the way they do on a device, and checks the units, the journal, the watchdog, reload,
-# restarts, the sandbox and permissions. One line per check (PASS/FAIL); exit 1 if any failed,
+# restarts, the sandbox and permissions; then upgrades, removes and purges the package (checks
+# 12-15, a package only). One line per check (PASS/FAIL); exit 1 if any failed,
 # 2 if the container could not be set up. Needs root, systemd-nspawn (systemd-container),
 # nsenter, openssl, jq. Bounded: every wait has a timeout, the whole run is killed after
 # SYSTEST_DEADLINE seconds (default 300).
@@ -137,6 +138,10 @@ wait_start_job() {
 # Waits for the daemon's answer to a reload; prints its message.
 wait_reload() {
     jwait 15 "$1" 'daemon and (msg | test("configuration reloaded|reload failed"))' | jq -r .MESSAGE
+}
+# How many of the five splashd MESSAGE_IDs `journalctl --list-catalog` lists.
+catalog_entries() {
+    c journalctl --list-catalog --no-pager | grep -cE '^(76bc5e5d|2fada256|02735621|e926d20f|f0d9320a)'
 }
 state() { c splashctl status --json; }
 steps_of() { jq -r '[.steps[].id] | join(",")'; }
@@ -538,6 +543,12 @@ install_package() {
             rm -f "$ROOT/usr/sbin/policy-rc.d"
             say "install: removed the host image's /usr/sbin/policy-rc.d in the container (it denies starts in postinst)"
         fi
+        # man-db's trigger rebuilds the host's manual index after every install and remove (a
+        # second or so each, four times); the test does not read manual pages.
+        if [ -e "$ROOT/var/lib/man-db/auto-update" ]; then
+            rm -f "$ROOT/var/lib/man-db/auto-update"
+            say "install: man-db's index updates turned off in the container (/var/lib/man-db/auto-update)"
+        fi
         say "install: apt-get install ./$name (in the running container)"
         cl timeout 180 env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "/srv/systest/$name"
     else
@@ -571,7 +582,7 @@ BOOT_WARNINGS=""   # what `journalctl -u splashd -p warning` showed after the bo
 # and the finished unit and starts the socket; --bin-dir follows docs/systemd.md (enable --now
 # splashd.service, which also enables the socket).
 check_install() {
-    local enabled active libs
+    local enabled active libs dirs groups out rc=0
     enabled=$(c systemctl is-enabled splashd.socket splashd.service splashd-finished.service 2>&1 | paste -sd/)
     active=$(c systemctl is-active splashd.socket splashd.service splashd-finished.service | paste -sd/)
     libs=$(c ldd /usr/bin/splashd /usr/bin/splashctl 2>&1 | awk '/=>|ld-linux/ {print $1}' | sort -u | paste -sd' ')
@@ -580,14 +591,27 @@ check_install() {
     if c ldd /usr/bin/splashd /usr/bin/splashctl | grep -qE 'not found|/opt/swift|libswift|libFoundation|libdispatch'; then
         bad "the binaries need the Swift toolchain's libraries"
     fi
+    # The sysusers and tmpfiles snippets.
+    dirs=$(c stat -c '%n %U:%G %a' /var/lib/splashd /run/splashd /etc/splashd/plugins.d 2>&1 | paste -sd,)
+    groups=$(c id -nG splashd 2>&1)
+    ev "directories: $dirs; splashd's groups: $groups"
+    [ "$dirs" = "/var/lib/splashd splashd:splashd 700,/run/splashd splashd:splashd 755,/etc/splashd/plugins.d root:root 755" ] ||
+        bad "directories' owners and modes: $dirs"
+    in_list splash "$groups" || bad "the user splashd is not in the group splash"
     if [ -n "$DEB" ]; then
         ev "dpkg: $(c dpkg-query -W -f '${Status} ${Version}' splashd); conffiles: $(c dpkg-query -W -f '${Conffiles}' splashd | awk 'NF {print $1}' | paste -sd' ')"
         [ "$enabled" = enabled/disabled/enabled ] || bad "is-enabled socket/service/finished is $enabled, want enabled/disabled/enabled (SPEC §11)"
         [ "${active%%/*}" = active ] || bad "postinst did not start splashd.socket"
+        [ "$active" = active/inactive/inactive ] || bad "is-active socket/service/finished is $active: installing should start only the socket"
+        out=$(c splashd check --config /etc/splashd/splashd.toml 2>&1) || rc=$?
+        ev "the shipped configuration: $out"
+        [ "$rc" = 0 ] || bad "the shipped /etc/splashd/splashd.toml does not pass splashd check"
         [ "$(c splashctl ping 2>&1)" = "pong (splashd $(c splashd --version 2>&1))" ] || bad "splashctl ping through the new socket failed"
         ev "splashctl ping right after install (socket activation): $(c splashctl ping 2>&1)"
     else
-        [ "$enabled" = enabled/enabled/static ] || bad "is-enabled socket/service/finished is $enabled, want enabled/enabled/static (docs/systemd.md)"
+        # The finished unit has an [Install] section (for the package); systemd.md's commands
+        # leave it disabled.
+        [ "$enabled" = enabled/enabled/disabled ] || bad "is-enabled socket/service/finished is $enabled, want enabled/enabled/disabled (docs/systemd.md)"
     fi
 }
 
@@ -713,7 +737,7 @@ check_journal() {
     log "$catalog"
     ev "journalctl -x: $(grep -m1 -F '░░ Subject:' <<<"$catalog" | sed 's/^ *//')"
     grep -qF 'Units ordered after splashd-finished.service start now.' <<<"$catalog" || bad "journalctl -x shows no catalog text for launch finished"
-    listed=$(c journalctl --list-catalog --no-pager | grep -cE '^(76bc5e5d|2fada256|02735621|e926d20f|f0d9320a)')
+    listed=$(catalog_entries)
     ev "journalctl --list-catalog: $listed splashd entries"
     [ "$listed" -eq 5 ] || bad "journalctl --list-catalog lists $listed of the 5 splashd MESSAGE_IDs"
 }
@@ -767,6 +791,7 @@ EOF
     [ "$socket_since" = "$(prop splashd.socket ActiveEnterTimestampMonotonic)" ] && [ "$socket_left" = "$(prop splashd.socket InactiveEnterTimestampMonotonic)" ] ||
         bad "splashd.socket was deactivated"
     rm -f "$ROOT/etc/systemd/system/splashd.service.d/50-systest-watchdog.conf"
+    rmdir "$ROOT/etc/systemd/system/splashd.service.d" # the purge check looks for anything named splashd there
     cl systemctl daemon-reload
 }
 
@@ -968,6 +993,151 @@ check_no_warnings() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# The package's life after the other checks (12–15, a package only): upgrade, remove, purge
+
+PACKAGE_PATHS=$WORK/files/package-paths # `dpkg -L splashd` before the remove
+OTHER_PATHS=$WORK/files/other-paths     # what the other packages list, before the remove
+SPLASHD_IDS=""                          # `id splashd` before the remove
+
+# apt-get ARGS in the container: logged, bounded, no terminal to prompt on; prints how long it took.
+apt_get() {
+    local started rc=0
+    started=$(date +%s%N)
+    cl timeout 60 env DEBIAN_FRONTEND=noninteractive apt-get -y --no-install-recommends "$@" </dev/null || rc=$?
+    echo "$(ms_since "$started") ms"
+    return "$rc"
+}
+
+# The package again with a higher version (VERSION+systest1), uncompressed: a real upgrade (old
+# prerm upgrade, new postinst configure OLD-VERSION) with the same files. Prints its name under /srv/systest.
+make_upgrade_package() {
+    local tree=$WORK/files/upgrade version name
+    rm -rf "$tree"
+    dpkg-deb -R "$WORK/files/$(basename "$DEB")" "$tree" || return 1
+    version=$(sed -n 's/^Version: //p' "$tree/DEBIAN/control")+systest1
+    sed -i "s/^Version: .*/Version: $version/" "$tree/DEBIAN/control"
+    name=splashd_${version}_$(sed -n 's/^Architecture: //p' "$tree/DEBIAN/control").deb
+    dpkg-deb -Znone -b "$tree" "$ROOT/srv/systest/$name" >>"$LOG" 2>&1 || return 1
+    rm -rf "$tree"
+    echo "$name"
+}
+
+# The paths of PACKAGE_PATHS that exist in the container and that no other package lists.
+package_leftovers() {
+    sort -u "$PACKAGE_PATHS" | comm -23 - "$OTHER_PATHS" |
+        c sh -c 'while read -r p; do if [ -e "$p" ] || [ -L "$p" ]; then echo "$p"; fi; done' | paste -sd' '
+}
+
+# What an upgrade must leave alone, one line: the daemon, its socket, the finished unit, the launch.
+running_units() {
+    echo "splashd $(prop splashd.service MainPID) $(prop splashd.service InvocationID) NRestarts=$(prop splashd.service NRestarts)" \
+        "socket-since $(prop splashd.socket ActiveEnterTimestampMonotonic)" \
+        "finished-since $(prop splashd-finished.service ActiveEnterTimestampMonotonic)" \
+        "launch $(state | jq -r .launch)"
+}
+
+# Check 12: upgrading the package while the daemon runs does not restart it (postinst only
+# starts the socket): no new splash over the running app. A reinstall (`apt-get install
+# --reinstall`) runs the same maintainer-script steps with the same arguments (prerm upgrade,
+# postinst configure OLD-VERSION); only the version differs.
+check_upgrade() {
+    local units before took upgrade conf enabled moved version
+    # As on a device whose app is up: the operator's configuration (the conffile, changed), the
+    # daemon started by a client through the socket, the launch finished, the finished unit active.
+    config_auto | write_file /etc/splashd/splashd.toml 0644
+    conf=$(c sha256sum /etc/splashd/splashd.toml | cut -c1-12)
+    cl systemctl start splashd.socket || bad "splashd.socket did not start"
+    c splashctl wait finished --timeout 20s >/dev/null || bad "no launch finished after a client started the daemon"
+    cl timeout 30 systemctl start splashd-finished.service || bad "splashd-finished.service did not start"
+    units=$(running_units)
+    ev "running: $units"
+    upgrade=$(make_upgrade_package) || { bad "could not build the upgrade package"; return; }
+    before=$(cursor)
+    took=$(apt_get install "/srv/systest/$upgrade") || bad "apt-get install (upgrade) failed"
+    version=$(c dpkg-query -W -f '${Version}' splashd)
+    ev "apt-get install ./$upgrade (upgrade): $took, installed $version"
+    [ "$version" = "$(basename "$upgrade" | cut -d_ -f2)" ] || bad "the upgrade did not install $upgrade"
+    [ "$(running_units)" = "$units" ] || bad "upgrading changed: $(running_units)"
+    moved=$(since_messages "$before" 'about("splashd.service") or about("splashd.socket") or about("splashd-finished.service")')
+    ev "systemd about the units meanwhile: ${moved:-nothing}"
+    [ -z "$moved" ] || bad "systemd started or stopped a unit"
+    [ "$(c splashctl ping 2>&1)" = "pong (splashd $(c splashd --version 2>&1))" ] || bad "splashctl ping failed after the upgrade"
+    enabled=$(c systemctl is-enabled splashd.socket splashd.service splashd-finished.service 2>&1 | paste -sd/)
+    ev "is-enabled socket/service/finished: $enabled; the operator's splashd.toml $conf -> $(c sha256sum /etc/splashd/splashd.toml | cut -c1-12)"
+    [ "$enabled" = enabled/disabled/enabled ] || bad "the upgrade changed what is enabled"
+    [ "$(c sha256sum /etc/splashd/splashd.toml | cut -c1-12)" = "$conf" ] || bad "the upgrade replaced the operator's configuration"
+}
+
+# Check 13: remove stops the units, takes everything but the state directory and the
+# conffile (SPEC §11; docs/packaging.md, "Remove and purge").
+check_remove() {
+    local conf took left procs units="" status links u active=""
+    c dpkg -L splashd >"$PACKAGE_PATHS" || bad "dpkg -L failed"
+    c find /var/lib/dpkg/info -name '*.list' ! -name splashd.list ! -name 'splashd:*.list' -exec cat {} + | sort -u >"$OTHER_PATHS"
+    conf=$(c sha256sum /etc/splashd/splashd.toml | cut -c1-12)
+    SPLASHD_IDS=$(c id splashd)
+    procs=$(c ps -u splashd -o pid=,args= | sed 's/^ *//' | paste -sd'|')
+    ev "dpkg -L: $(wc -l <"$PACKAGE_PATHS") paths; running as splashd: ${procs:-nothing}"
+    [ -n "$procs" ] || bad "the daemon was not running before the remove (nothing to stop)"
+    took=$(apt_get remove splashd) || bad "apt-get remove failed"
+    status=$(c dpkg-query -W -f '${db:Status-Abbrev}' splashd | tr -d ' ')
+    for u in splashd.service splashd.socket splashd-finished.service; do
+        units+="${units:+, }$u $(prop "$u" ActiveState)/$(prop "$u" LoadState)"
+        [ "$(prop "$u" ActiveState)" = inactive ] || active+=" $u"
+    done
+    procs=$(c ps -u splashd -o pid=,args= | sed 's/^ *//' | paste -sd'|')
+    ev "apt-get remove: $took, dpkg status $status; $units; processes of splashd: ${procs:-none}"
+    [ "$status" = rc ] || bad "dpkg status is '$status', want rc (removed, configuration kept)"
+    [ -z "$active" ] || bad "not stopped:$active"
+    [ -z "$procs" ] || bad "processes of splashd are still running"
+    left=$(package_leftovers)
+    ev "the package's paths left: ${left:-none}; conffiles: $(c dpkg-query -W -f '${Conffiles}' splashd | awk 'NF {print $1}' | paste -sd' ')"
+    [ "$left" = "/etc/splashd /etc/splashd/splashd.toml" ] || bad "remove left '$left', want '/etc/splashd /etc/splashd/splashd.toml'"
+    [ "$(c sha256sum /etc/splashd/splashd.toml 2>/dev/null | cut -c1-12)" = "$conf" ] || bad "the operator's splashd.toml changed"
+    ev "/var/lib/splashd: $(c stat -c '%U %a' /var/lib/splashd 2>&1), $(c ls /var/lib/splashd 2>&1 | paste -sd' ')"
+    c test -s /var/lib/splashd/launch-counter.json && c test -s /var/lib/splashd/history.jsonl || bad "the state directory was not kept"
+    ev "/run/splashd: $(c stat -c %F /run/splashd 2>&1 | sed 's/.*: //'); catalog entries: $(catalog_entries)"
+    c test ! -e /run/splashd || bad "/run/splashd is still there"
+    [ "$(catalog_entries)" = 0 ] || bad "the journal catalog still has splashd's entries"
+    # docs/packaging.md: kept, dangling, so that a reinstall keeps the operator's choice.
+    links=$(c find /etc/systemd/system -name 'splashd*' -type l | paste -sd' ')
+    ev "enablement links: ${links:-none}"
+    [[ $links == *sockets.target.wants/splashd.socket* && $links == *multi-user.target.wants/splashd-finished.service* ]] ||
+        bad "the enablement links are gone (packaging.md: kept until purge)"
+}
+
+# Check 14: purge leaves none of the package's paths, no state, configuration or enablement
+# state; the user and the group stay.
+check_purge() {
+    local took left status rest
+    # The test's own plugins in /etc/splashd/plugins.d are an operator's files: purge keeps them
+    # (docs/packaging.md). Gone first, as an operator who wants /etc/splashd gone would do.
+    c rm -f /etc/splashd/plugins.d/systest-probe.toml /etc/splashd/plugins.d/systest-probe.sh \
+        /etc/splashd/plugins.d/systest-sleeper.toml /etc/splashd/plugins.d/systest-sleeper.sh
+    took=$(apt_get purge splashd) || bad "apt-get purge failed"
+    status=$(c dpkg-query -W -f '${db:Status-Abbrev}' splashd 2>/dev/null | tr -d ' ')
+    left=$(package_leftovers)
+    ev "apt-get purge: $took; dpkg status: ${status:-no record of splashd}; the package's paths left: ${left:-none}"
+    [ -z "$status" ] || [ "$status" = un ] || bad "dpkg status is '$status' after the purge"
+    [ -z "$left" ] || bad "purge left $left"
+    rest=$(c sh -c 'for p in /var/lib/splashd /etc/splashd /run/splashd; do [ -e "$p" ] && echo "$p"; done; find /etc/systemd /var/lib/systemd -name "*splashd*"' | paste -sd' ')
+    ev "state, configuration, enablement left: ${rest:-none}"
+    [ -z "$rest" ] || bad "purge left $rest"
+    ev "id splashd: $(c id splashd 2>&1); group splash: $(c getent group splash | cut -d: -f1,3)"
+    [ "$(c id splashd 2>&1)" = "$SPLASHD_IDS" ] || bad "the user splashd changed (before: $SPLASHD_IDS)"
+    c getent group splash >/dev/null || bad "the group splash is gone"
+}
+
+# Check 15: the container is still running cleanly after all that: nothing failed.
+check_still_running() {
+    local system failed
+    system=$(c timeout 30 systemctl is-system-running --wait 2>&1)
+    failed=$(c systemctl --failed --no-legend --plain | awk '{print $1}' | paste -sd' ')
+    ev "is-system-running: $system; failed units: ${failed:-none}"
+    [ "$system" = running ] || bad "the system is $system"
+}
+
+# ---------------------------------------------------------------------------------------------
 # Main
 
 say "system-test: $( [ -n "$DEB" ] && echo "package $DEB" || echo "binaries from $BIN_DIR" ); host $(uname -r), $(systemd-nspawn --version | head -n 1)"
@@ -1020,6 +1190,14 @@ run_check 10 plugins-and-https check_plugins_https
 run_check 4 journal-fields-and-catalog check_journal
 run_check 8 stop-leaves-nothing check_stop
 run_check 11 no-warning-at-start check_no_warnings
+if [ -n "$DEB" ]; then
+    run_check 12 upgrade-keeps-daemon check_upgrade
+    run_check 13 remove check_remove
+    run_check 14 purge check_purge
+    run_check 15 still-running check_still_running
+else
+    say "package: checks 12-15 (upgrade, remove, purge) need a package; not run with --bin-dir"
+fi
 
 if [ -n "${SYSTEST_HOLD:-}" ]; then # debugging: keep the container up (nsenter --target LEADER --all)
     say "hold: container leader $LEADER for ${SYSTEST_HOLD}s"
