@@ -989,6 +989,25 @@ check_no_warnings() {
     ev "records of the daemon's process not from its logger: ${foreign:-none}"
     [ -z "$BOOT_WARNINGS" ] || bad "journalctl -u splashd -p warning is not empty after a normal start"
     [ -z "$warnings" ] || bad "warnings at a normal start"
+    # libdispatch gives its timer and signal thread nice -4; the unit allows that with
+    # SystemCallFilter=setpriority and LimitNICE=-4 (RLIMIT_NICE 24). systemd sets the limit as
+    # close as it can, so where the host's hard RLIMIT_NICE is lower (a sandbox without
+    # CAP_SYS_RESOURCE, as on the machine these tests were written on) that one call still fails
+    # with EACCES: then exactly that record is expected, and nothing else. The EPERM records the
+    # syscall filter caused (four per start before) must be gone everywhere.
+    local asked host_hard
+    asked=$(prop splashd.service LimitNICE)
+    host_hard=$(ulimit -Hr)
+    local cap_eff can_raise=no
+    cap_eff=$(awk '/^CapEff/ {print $2}' /proc/self/status)
+    (( (16#$cap_eff >> 24) & 1 )) && can_raise=yes   # CAP_SYS_RESOURCE
+    ev "LimitNICE asked: ${asked:-?}; the host's hard RLIMIT_NICE: $host_hard"
+    ev "the host has CAP_SYS_RESOURCE: $can_raise"
+    [ "$asked" = 24 ] || bad "splashd.service does not ask for LimitNICE=-4 (RLIMIT_NICE 24): $asked"
+    if [ "$can_raise" = no ] && [ "$host_hard" != unlimited ] && [ "$host_hard" -lt 24 ]; then
+        ev "this host cannot grant RLIMIT_NICE 24 (no CAP_SYS_RESOURCE): the one EACCES record of the nice -4 thread is expected here, and only it"
+        foreign=$(tr '|' '\n' <<<"$foreign" | grep -vE '^1× [a-z]+ priority 5: Failed to set thread priority for worker thread: pqc=0x… errno=13$' | paste -sd'|' || true)
+    fi
     [ -z "$foreign" ] || bad "the daemon's process logged outside its logger at a normal start (below warning, so -p warning does not show it)"
 }
 
