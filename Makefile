@@ -49,11 +49,11 @@ bench: bench-inprocess bench-process
 bench-inprocess:
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --no-progress
 
-bench-process: release
+bench-process: dist
 	bash scripts/bench.sh .build/release/splashd
 
 # Config loading time against the number of steps (5,000 to 80,000): `splashd check`, release build.
-bench-config: release
+bench-config: dist
 	bash scripts/bench-config.sh .build/release/splashd
 
 # The two ways to ship without the toolchain, side by side: the Swift runtime linked statically
