@@ -742,6 +742,32 @@ check_journal() {
     [ "$listed" -eq 5 ] || bad "journalctl --list-catalog lists $listed of the 5 splashd MESSAGE_IDs"
 }
 
+# splashctl logs reads a launch back from the system journal through sd-journal: check 10's
+# launch, in which the operator's probe failed its first attempt and succeeded with its second.
+PLUGINS_LAUNCH=""
+check_logs() {
+    local json table events rc=0 out
+    [ -n "$PLUGINS_LAUNCH" ] || { bad "check 10 recorded no launch"; return; }
+    json=$(c splashctl logs last --json) || { bad "splashctl logs last --json failed"; return; }
+    log "$json"
+    events=$(jq -r '"\(.event)/\(.step // "-")#\(.attempt // "-")"' <<<"$json" | paste -sd' ')
+    ev "splashctl logs last --json: $(wc -l <<<"$json") records, launch $(jq -r .launch <<<"$json" | sort -u | paste -sd,); events: $(cut -c1-300 <<<"$events")"
+    [ "$(jq -r .launch <<<"$json" | sort -u)" = "$PLUGINS_LAUNCH" ] || bad "'last' is not check 10's launch $PLUGINS_LAUNCH"
+    [ "$(jq -r .event <<<"$json" | head -n 1)" = launch-started ] || bad "the first record is not launch-started"
+    [ "$(jq -r .event <<<"$json" | tail -n 1)" = launch-finished ] || bad "the last record is not launch-finished"
+    jq -s -e 'any(.[]; .event == "step-failed" and .step == "probe" and (.attempt | tostring) == "1")' <<<"$json" >/dev/null ||
+        bad "no step-failed record of the probe's first attempt"
+    jq -s -e 'any(.[]; .event == "step-finished" and .step == "probe" and (.attempt | tostring) == "2")' <<<"$json" >/dev/null ||
+        bad "no step-finished record of the probe's second attempt"
+    table=$(c splashctl logs "$PLUGINS_LAUNCH") || bad "splashctl logs LAUNCH failed"
+    log "$table"
+    ev "table: $(head -n 1 <<<"$table" | tr -s ' '); $(wc -l <<<"$table") lines; probe rows: $(grep -c ' probe ' <<<"$table")"
+    grep -q 'attempt 2 of step probe as splashd' <<<"$table" || bad "the table lacks the probe's stderr line"
+    out=$(c splashctl logs 00000000-0000-0000-0000-000000000000 2>&1) || rc=$?
+    ev "an unknown launch: exit $rc '$out'"
+    [ "$rc" = 1 ] || bad "an unknown launch did not exit 1"
+}
+
 check_watchdog() {
     local inode socket_since socket_left pid restarts launch before after watchdog st killed_how result
     write_file /etc/systemd/system/splashd.service.d/50-systest-watchdog.conf 0644 <<'EOF'
@@ -926,6 +952,7 @@ check_plugins_https() {
     c splashctl wait finished --timeout 30s || bad "the launch did not finish"
     st=$(state)
     launch=$(jq -r .launch <<<"$st")
+    PLUGINS_LAUNCH=$launch   # check 16 reads this launch back with splashctl logs
     log "$st"
     ev "steps: $(jq -r '[.steps[] | "\(.id)=\(.status)#\(.attempt)"] | join(" ")' <<<"$st"); destination $(jq -c .destination <<<"$st")"
     jq -e '[.steps[] | select(.status != "succeeded")] | length == 0' <<<"$st" >/dev/null || bad "not every step succeeded"
@@ -1206,6 +1233,7 @@ run_check 5 watchdog check_watchdog
 run_check 7 sigkill-restart check_sigkill_restart
 run_check 9 control-group check_groups
 run_check 10 plugins-and-https check_plugins_https
+run_check 16 splashctl-logs check_logs
 run_check 4 journal-fields-and-catalog check_journal
 run_check 8 stop-leaves-nothing check_stop
 run_check 11 no-warning-at-start check_no_warnings
