@@ -31,6 +31,10 @@ import Darwin
 public struct ExternalPlugin: StepPlugin {
     /// The exit code that asks for a retry (EX_TEMPFAIL).
     public static let temporaryFailureExitCode: Int32 = 75
+    /// How long a start waits for an executable that is open for writing somewhere (`ETXTBSY`):
+    /// being copied into place, or held for an instant by a process another thread of a busy
+    /// program has forked. Tried again after 5 ms, doubling up to 100 ms between tries.
+    public static let defaultBusyExecutableWait: Duration = .seconds(1)
     /// The default time between SIGTERM and SIGKILL.
     public static let defaultGrace: Duration = .seconds(2)
     /// The longest output line kept, in bytes; longer ones are logged cut.
@@ -46,6 +50,8 @@ public struct ExternalPlugin: StepPlugin {
     public let clock: any Clock<Duration>
     /// Finds the attempt's processes that left its process group; shared by the daemon's plugins.
     public let containment: PluginContainment
+    /// How long a start waits for an executable that is open for writing (`ETXTBSY`).
+    public let busyExecutableWait: Duration
 
     /// Creates the plugin for `manifest`, with `grace` on `clock` between SIGTERM and SIGKILL,
     /// whose runs inherit `environment` and whose escaped processes `containment` finds.
@@ -54,9 +60,11 @@ public struct ExternalPlugin: StepPlugin {
         grace: Duration = ExternalPlugin.defaultGrace,
         environment: PluginEnvironment.Inherited,
         clock: any Clock<Duration> = ContinuousClock(),
-        containment: PluginContainment = PluginContainment()
+        containment: PluginContainment = PluginContainment(),
+        busyExecutableWait: Duration = ExternalPlugin.defaultBusyExecutableWait
     ) {
         self.manifest = manifest
+        self.busyExecutableWait = busyExecutableWait
         self.grace = grace
         self.environment = environment
         self.clock = clock
@@ -103,36 +111,38 @@ public struct ExternalPlugin: StepPlugin {
         let outcome: Result<ExecutionResult<Collected, SequenceOutput, SequenceOutput>, any Error>
         do {
             let result = try await withTaskCancellationHandler {
-                try await Subprocess.run(
-                    .path(FilePath(manifest.executable)),
-                    environment: .custom(environment),
-                    platformOptions: options,
-                    input: .none,
-                    output: .sequence,
-                    error: .sequence
-                ) { execution in
-                    containment.started(attempt, leader: execution.processIdentifier.value)
-                    lifecycle.started(group: execution.processIdentifier.value)
-                    let output = execution.standardOutput
-                    let errors = execution.standardError
-                    // Not child tasks: reads in a cancelled task stop at once, but after a
-                    // cancellation the plugin's shutdown output is still read (and logged) until
-                    // it exits, so that it does not die of SIGPIPE while cleaning up.
-                    let facts = Task {
-                        try await PluginOutputReader.readOutput(output, report: report, logger: logger)
-                    }
-                    let lastErrorLine = Task {
-                        try await PluginOutputReader.readErrors(errors, logger: logger)
-                    }
-                    // Both readers finish before the body ends and run closes the descriptors.
-                    let factsResult = await facts.result
-                    let lastErrorLineResult = await lastErrorLine.result
-                    do {
-                        return Collected(facts: try factsResult.get(), lastErrorLine: try lastErrorLineResult.get())
-                    } catch {
-                        // The output is lost: the group is torn down as for a cancellation.
-                        lifecycle.cancel()
-                        throw error
+                try await Self.retryingWhileBusy(for: busyExecutableWait, logger: logger) {
+                    try await Subprocess.run(
+                        .path(FilePath(manifest.executable)),
+                        environment: .custom(environment),
+                        platformOptions: options,
+                        input: .none,
+                        output: .sequence,
+                        error: .sequence
+                    ) { execution in
+                        containment.started(attempt, leader: execution.processIdentifier.value)
+                        lifecycle.started(group: execution.processIdentifier.value)
+                        let output = execution.standardOutput
+                        let errors = execution.standardError
+                        // Not child tasks: reads in a cancelled task stop at once, but after a
+                        // cancellation the plugin's shutdown output is still read (and logged) until
+                        // it exits, so that it does not die of SIGPIPE while cleaning up.
+                        let facts = Task {
+                            try await PluginOutputReader.readOutput(output, report: report, logger: logger)
+                        }
+                        let lastErrorLine = Task {
+                            try await PluginOutputReader.readErrors(errors, logger: logger)
+                        }
+                        // Both readers finish before the body ends and run closes the descriptors.
+                        let factsResult = await facts.result
+                        let lastErrorLineResult = await lastErrorLine.result
+                        do {
+                            return Collected(facts: try factsResult.get(), lastErrorLine: try lastErrorLineResult.get())
+                        } catch {
+                            // The output is lost: the group is torn down as for a cancellation.
+                            lifecycle.cancel()
+                            throw error
+                        }
                     }
                 }
             } onCancel: {
@@ -207,9 +217,41 @@ public struct ExternalPlugin: StepPlugin {
         }
     }
 
+    /// Runs `spawn` again while it fails because the executable is open for writing (`ETXTBSY`),
+    /// for at most `wait`; then the last error is thrown.
+    private static func retryingWhileBusy<T>(
+        for wait: Duration,
+        logger: Logger,
+        _ spawn: () async throws -> T
+    ) async throws -> T {
+        let deadline = ContinuousClock.now + wait
+        var pause: Duration = .milliseconds(5)
+        while true {
+            do {
+                return try await spawn()
+            } catch let error as SubprocessError where isBusyExecutable(error) && ContinuousClock.now < deadline {
+                logger.debug("executable is open for writing (ETXTBSY); starting it again in \(pause)")
+                try await Task.sleep(for: min(pause, deadline - ContinuousClock.now))
+                pause = min(pause * 2, .milliseconds(100))
+            }
+        }
+    }
+
+    private static func isBusyExecutable(_ error: SubprocessError) -> Bool {
+        error.code == .spawnFailed && error.underlyingError == Errno.textFileBusy
+    }
+
     private func failure(for error: any Error) -> any Error {
         if let failure = error as? StepFailure {
             return failure
+        }
+        if let error = error as? SubprocessError, Self.isBusyExecutable(error) {
+            return StepFailure(
+                code: .pluginNotStartable,
+                message: "plugin \(manifest.name): cannot start \(manifest.executable): it is still open for writing "
+                    + "(ETXTBSY) after \(busyExecutableWait) (being copied into place?)",
+                retryable: false
+            )
         }
         if let error = error as? SubprocessError {
             switch error.code {

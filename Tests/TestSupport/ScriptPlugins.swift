@@ -12,10 +12,9 @@ public struct ScriptPlugins {
     /// Plugin `name` running `body` under bash (`set -u`), with an optional default timeout.
     public func add(_ name: String, timeout: String? = nil, _ body: String) throws {
         let script = "\(directory)/\(name).sh"
-        try ("#!/bin/bash\nset -u\n" + body + "\n").write(toFile: script, atomically: true, encoding: .utf8)
-        chmod(script, 0o755)
+        try writeClosingOnExec(script, "#!/bin/bash\nset -u\n" + body + "\n", mode: 0o755)
         var manifest = "exec = \"\(name).sh\"\ndescription = \"test plugin \(name)\"\n"
         if let timeout { manifest += "timeout = \"\(timeout)\"\n" }
-        try manifest.write(toFile: "\(directory)/\(name).toml", atomically: true, encoding: .utf8)
+        try writeClosingOnExec("\(directory)/\(name).toml", manifest)
     }
 }

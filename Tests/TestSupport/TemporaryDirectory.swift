@@ -20,9 +20,7 @@ public final class TemporaryDirectory: @unchecked Sendable {
         let full = file(name)
         let directory = (full as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try text.write(toFile: full, atomically: true, encoding: .utf8)
-        if executable { chmod(full, 0o755) }
-        return full
+        return try writeClosingOnExec(full, text, mode: executable ? 0o755 : 0o644)
     }
 
     public func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: file(name)) }

@@ -36,12 +36,7 @@ final class PluginFixture: Sendable {
     @discardableResult
     func script(_ name: String, _ body: String, executable: Bool = true) throws -> String {
         let path = path(name)
-        try Data(body.utf8).write(to: URL(fileURLWithPath: path))
-        try FileManager.default.setAttributes(
-            [.posixPermissions: executable ? 0o755 : 0o644],
-            ofItemAtPath: path
-        )
-        return path
+        return try writeClosingOnExec(path, body, mode: executable ? 0o755 : 0o644)
     }
 
     /// An `ExternalPlugin` for the executable at `path`, with a short grace period on `clock`,
@@ -51,13 +46,15 @@ final class PluginFixture: Sendable {
         name: String = "test",
         grace: Duration = .milliseconds(200),
         environment: PluginEnvironment.Inherited = .ofThisProcess,
-        clock: any Clock<Duration> = ContinuousClock()
+        clock: any Clock<Duration> = ContinuousClock(),
+        busyExecutableWait: Duration = ExternalPlugin.defaultBusyExecutableWait
     ) -> ExternalPlugin {
         ExternalPlugin(
             manifest: PluginManifest(name: name, executable: path, manifestPath: "\(directory)/\(name).toml"),
             grace: grace,
             environment: environment,
-            clock: clock
+            clock: clock,
+            busyExecutableWait: busyExecutableWait
         )
     }
 
