@@ -257,7 +257,10 @@ write_file() { # PATH-IN-CONTAINER MODE, content on stdin; atomic (rename)
     cat >"$path.systest-tmp" && chmod "$mode" "$path.systest-tmp" && mv -f "$path.systest-tmp" "$path"
 }
 
+# The embedded default's four built-ins, with control_group. With PORT, auth-refresh and
+# config-fetch talk to the test's HTTPS server on 127.0.0.1:PORT (check 10).
 common_steps() {
+    local port=${1:-}
     cat <<'EOF'
 
 [socket]
@@ -267,11 +270,17 @@ control_group = "splash"
 id = "auth"
 plugin = "auth-refresh"
 label = "Signing in"
+EOF
+    [ -z "$port" ] || printf '[step.options]\ntoken_url = "https://127.0.0.1:%s/token"\nclient_id = "splashd-systest"\n' "$port"
+    cat <<'EOF'
 
 [[step]]
 id = "config"
 plugin = "config-fetch"
 label = "Loading configuration"
+EOF
+    [ -z "$port" ] || printf '[step.options]\nurl = "https://127.0.0.1:%s/config.json"\n' "$port"
+    cat <<'EOF'
 
 [[step]]
 id = "counter"
@@ -332,39 +341,15 @@ EOF
 
 # Check 10: HTTPS for auth-refresh and config-fetch, an operator plugin, the shipped wait-device.
 config_plugins() {
-    local port=$1
-    cat <<EOF
+    cat <<'EOF'
 # splashd system test, plugins and HTTPS.
 [splash]
 min_display = "0ms"
 timeout = "1m"
 exit_animation = "0ms"
-
-[socket]
-control_group = "splash"
-
-[[step]]
-id = "auth"
-plugin = "auth-refresh"
-label = "Signing in"
-[step.options]
-token_url = "https://127.0.0.1:$port/token"
-client_id = "splashd-systest"
-
-[[step]]
-id = "config"
-plugin = "config-fetch"
-label = "Loading configuration"
-[step.options]
-url = "https://127.0.0.1:$port/config.json"
-
-[[step]]
-id = "counter"
-plugin = "launch-counter"
-after = ["auth"]
-critical = false
-[step.options]
-count_when = "always"
+EOF
+    common_steps "$1"
+    cat <<'EOF'
 
 [[step]]
 id = "probe"
