@@ -62,11 +62,7 @@ extension LaunchMachine {
     }
 
     mutating func enterDismissing(at now: Duration) {
-        var facts: Facts = [:]
-        for index in graph.order where steps[index].status == .succeeded {
-            facts.merge(steps[index].facts) { _, new in new }
-        }
-        setStage(.dismissing(since: now, destination: Destination.decide(from: facts)))
+        setStage(.dismissing(since: now, destination: Destination.decide(from: succeededFacts)))
     }
 
     mutating func enterFinished(_ destination: Destination, at now: Duration) {

@@ -267,9 +267,47 @@ public struct LaunchMachine: Sendable {
         if case .error(let error) = stage { error.info } else { nil }
     }
 
-    /// Set in phase `finished`.
+    /// Where the app goes: set in `dismissing` and `finished`, and in `loading` as soon as only
+    /// `signal` steps are left to finish.
+    ///
+    /// Renderers need it before `finished`: a page loads the app beneath the splash while the exit
+    /// animation is due, and a `signal` step such as `first-frame` can only be completed by a
+    /// renderer that already knows which screen of the app to load. Signal steps return no facts,
+    /// so the destination seen while they wait is the one the launch ends with (a quick action
+    /// sent later is broadcast as an event after `finished`, as always).
     public var destination: Destination? {
-        if case .finished(let destination) = stage { destination } else { nil }
+        switch stage {
+        case .finished(let destination), .dismissing(_, let destination): destination
+        case .loading: onlySignalsLeft ? Destination.decide(from: succeededFacts) : nil
+        case .error: nil
+        }
+    }
+
+    /// Every step has finished but `signal` ones, and none of those has a dependant.
+    var onlySignalsLeft: Bool {
+        for (index, state) in steps.enumerated() where !state.status.isTerminal {
+            if graph.steps[index].plugin != BuiltinPlugin.signal.name { return false }
+        }
+        return criticalUnsucceeded == criticalSignalsUnsucceeded
+    }
+
+    /// Critical `signal` steps that have not succeeded.
+    private var criticalSignalsUnsucceeded: Int {
+        var count = 0
+        for (index, state) in steps.enumerated()
+        where graph.steps[index].critical && state.status != .succeeded && graph.steps[index].plugin == BuiltinPlugin.signal.name {
+            count += 1
+        }
+        return count
+    }
+
+    /// The facts of the steps that succeeded, later steps in graph order winning.
+    var succeededFacts: Facts {
+        var facts: Facts = [:]
+        for index in graph.order where steps[index].status == .succeeded {
+            facts.merge(steps[index].facts) { _, new in new }
+        }
+        return facts
     }
 
     /// When the exit animation began, in phase `dismissing`.

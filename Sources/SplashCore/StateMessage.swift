@@ -56,7 +56,8 @@ public struct StateMessage: Sendable, Equatable {
     public var steps: [Step]
     /// Set in phase `error`.
     public var error: ErrorInfo?
-    /// Set in phase `finished`.
+    /// Set in `dismissing` and `finished`, and in `loading` once only `signal` steps are left
+    /// (see `LaunchMachine.destination`).
     public var destination: Destination?
 
     public init(
@@ -158,7 +159,7 @@ extension LaunchMachine {
         return StateMessage(
             seq: seq, launch: launch, phase: phase, slow: slow, progress: progress,
             message: currentMessage, elapsedMs: max(0, (now - launchStartedAt).milliseconds),
-            etaMs: eta.map { max(0, $0.milliseconds) }, steps: stepViews, error: error, destination: phase == .finished ? destination : nil
+            etaMs: eta.map { max(0, $0.milliseconds) }, steps: stepViews, error: error, destination: destination
         )
     }
 

@@ -57,9 +57,35 @@ import Testing
         }
         #expect(since == .milliseconds(1200))
         #expect(destination == Destination(screen: .home, route: "orders/42"))
-        #expect(h.machine.destination == nil, "destination is published only in finished")
+        #expect(h.machine.destination == destination, "renderers load the app beneath the exit animation")
+        #expect(h.machine.publish(at: .milliseconds(1200)).destination == destination)
         h.at(1500)
         #expect(h.machine.stage == .finished(Destination(screen: .home, route: "orders/42")))
         #expect(h.machine.error == nil && h.machine.dismissingSince == nil)
+    }
+
+    @Test func theDestinationIsKnownWhileOnlySignalStepsWait() throws {
+        var first = step("first-frame", after: ["auth"])
+        first.plugin = BuiltinPlugin.signal.name
+        var h = try MachineHarness([step("auth"), step("links", critical: false), first], settings: settings)
+        #expect(h.machine.destination == nil)
+        h.succeed("auth", facts: ["authenticated": false, "first_launch": true], at: 100)
+        #expect(h.isRunning("first-frame"))
+        #expect(h.machine.destination == nil, "an unfinished step other than a signal may still change it")
+        h.fail("links", at: 200)
+        let preview = Destination(screen: .onboarding)
+        #expect(h.phase == .loading)
+        #expect(h.machine.destination == preview, "only the signal is left: a renderer can load the app")
+        #expect(h.machine.publish(at: .milliseconds(200)).destination == preview)
+        h.succeed("first-frame", at: 1500)
+        #expect(h.machine.stage == .dismissing(since: .milliseconds(1500), destination: preview))
+    }
+
+    @Test func aSignalWithADependantGivesNoPreview() throws {
+        var gate = step("gate")
+        gate.plugin = BuiltinPlugin.signal.name
+        var h = try MachineHarness([gate, step("after-gate", after: ["gate"])], settings: settings)
+        h.at(100)
+        #expect(h.machine.destination == nil, "the step after the signal has not run yet")
     }
 }
