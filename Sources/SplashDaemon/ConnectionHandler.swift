@@ -1,3 +1,4 @@
+import SplashLines
 import Logging
 import NIOCore
 import SplashCore

@@ -5,6 +5,7 @@ public import Logging
 public import NIOCore
 import CLinuxShims
 import NIOPosix
+import SplashLines
 import SplashCore
 
 /// The Unix socket the daemon serves the protocol on.

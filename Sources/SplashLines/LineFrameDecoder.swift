@@ -1,7 +1,7 @@
-import NIOCore
+public import NIOCore
 
 /// A frame of the line protocol: one line, or the news that a line was too long.
-enum LineFrame: Sendable {
+public enum LineFrame: Sendable {
     /// One line without its `\n` (and without a trailing `\r`).
     case line(ByteBuffer)
     /// A line passed the limit; the connection is to be closed.
@@ -12,17 +12,17 @@ enum LineFrame: Sendable {
 ///
 /// Never buffers more than `maxLength` + one read: a longer line yields `.tooLong` at once and
 /// everything after it is dropped.
-struct LineFrameDecoder: ByteToMessageDecoder {
-    typealias InboundOut = LineFrame
+public struct LineFrameDecoder: ByteToMessageDecoder {
+    public typealias InboundOut = LineFrame
 
-    let maxLength: Int
+    public let maxLength: Int
     private var overflowed = false
     /// Bytes already searched for `\n` in the current buffer, so long lines are scanned once.
     private var scanned = 0
 
-    init(maxLength: Int) { self.maxLength = maxLength }
+    public init(maxLength: Int) { self.maxLength = maxLength }
 
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+    public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         if overflowed {
             buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
             return .needMoreData
@@ -53,7 +53,7 @@ struct LineFrameDecoder: ByteToMessageDecoder {
         return .continue
     }
 
-    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
         // A last line without `\n` at EOF is still a line.
         while try decode(context: context, buffer: &buffer) == .continue {}
         if !overflowed && buffer.readableBytes > 0 {

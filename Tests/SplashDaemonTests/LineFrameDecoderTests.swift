@@ -1,3 +1,4 @@
+import SplashLines
 import NIOCore
 import NIOEmbedded
 @testable import SplashDaemon
