@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .executable(name: "splashd", targets: ["splashd"]),
         .executable(name: "splashctl", targets: ["splashctl"]),
+        .executable(name: "splashd-web", targets: ["splashd-web"]),
         .library(name: "SplashCore", targets: ["SplashCore"]),
         .library(name: "SplashClient", targets: ["SplashClient"]),
         // The fuzz targets, for the libFuzzer executables of the package in Fuzz/.
@@ -80,11 +81,14 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The line framing of the socket protocol over swift-nio: the daemon's server and the
+        // renderer bridge's client of it.
+        .target(name: "SplashLines", dependencies: [.product(name: "NIOCore", package: "swift-nio")], swiftSettings: strict),
         // The daemon: launch controller, socket server, lifecycle.
         .target(
             name: "SplashDaemon",
             dependencies: [
-                "CLinuxShims", "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashSystemd",
+                "CLinuxShims", "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashSystemd", "SplashLines",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -92,6 +96,32 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strict
+        ),
+        // The reference renderer's bridge: serves the splash page and relays states to it over a
+        // WebSocket (NIOHTTP1, NIOWebSocket: already in the tree through async-http-client).
+        .target(
+            name: "SplashWeb",
+            dependencies: [
+                "SplashCore", "SplashConfig", "SplashLines",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "splashd-web",
+            dependencies: [
+                "SplashWeb", "SplashConfig", "SplashCore", "SplashSystemd",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -144,7 +174,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SplashDaemonTests",
-            dependencies: ["SplashDaemon", "TestSupport", .product(name: "NIOEmbedded", package: "swift-nio")],
+            dependencies: ["SplashDaemon", "SplashLines", "TestSupport", .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: strict
         ),
         .testTarget(name: "SplashSystemdTests", dependencies: ["SplashSystemd", "TestSupport"], swiftSettings: strict),
@@ -162,11 +192,16 @@ let package = Package(
         ),
         .testTarget(name: "SplashJournalTests", dependencies: ["SplashJournal", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SplashFuzzTests", dependencies: ["SplashFuzz", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "SplashWebTests",
+            dependencies: ["SplashWeb", "SplashConfig", "SplashCore", "TestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "SplashClientTests", dependencies: ["SplashClient", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",
             // The executables are dependencies so `swift test` builds them; the tests run the binaries.
-            dependencies: ["SplashClient", "SplashCore", "TestSupport", "splashd", "splashctl", "toml-test-decoder"],
+            dependencies: ["SplashClient", "SplashCore", "TestSupport", "splashd", "splashctl", "splashd-web", "toml-test-decoder"],
             swiftSettings: strict
         ),
     ],

@@ -1,0 +1,121 @@
+import SplashCore
+
+/// A theme of the reference renderer (`splashd-web`): what the splash page shows and how.
+///
+/// Read from `theme.toml` in a theme directory by `ThemeLoader`; every value is checked there, so
+/// the renderer can put colors into CSS and texts into HTML without further thought (colors are
+/// of a closed grammar, texts are escaped where they are written).
+public struct Theme: Sendable, Equatable {
+    /// The colors of one appearance.
+    public struct Palette: Sendable, Equatable {
+        /// The page, from its first paint.
+        public var background: String
+        /// The app's name and the error's message.
+        public var foreground: String
+        /// The tagline and the error's detail.
+        public var secondary: String
+        /// The circle behind the logo; `transparent` for none.
+        public var logoBackground: String
+        /// The loading indicator, the progress bar and the Retry button.
+        public var indicator: String
+
+        public init(background: String, foreground: String, secondary: String, logoBackground: String, indicator: String) {
+            self.background = background
+            self.foreground = foreground
+            self.secondary = secondary
+            self.logoBackground = logoBackground
+            self.indicator = indicator
+        }
+    }
+
+    /// Which palette the page uses.
+    public enum Appearance: String, Sendable, CaseIterable {
+        /// The system's (`prefers-color-scheme`).
+        case auto, light, dark
+    }
+
+    /// Whether the page animates.
+    public enum Motion: String, Sendable, CaseIterable {
+        /// Animates unless the system asks for reduced motion.
+        case auto
+        /// Never animates: no scaling or sliding, a static indicator, an instant exit.
+        case reduce
+    }
+
+    /// The loading indicator shown once the launch is `slow`.
+    public enum Indicator: String, Sendable, CaseIterable {
+        /// Three dots pulsing once a second.
+        case dots
+        /// A ring turning once a second.
+        case spinner
+    }
+
+    /// The app's URL for each screen a launch can end on.
+    public struct Destinations: Sendable, Equatable {
+        public var home: String?
+        public var onboarding: String?
+        public var login: String?
+
+        public init(home: String? = nil, onboarding: String? = nil, login: String? = nil) {
+            self.home = home
+            self.onboarding = onboarding
+            self.login = login
+        }
+
+        /// No screen has a URL: the page stays on its last frame after the exit.
+        public var isEmpty: Bool { home == nil && onboarding == nil && login == nil }
+    }
+
+    /// The app's name, under the logo.
+    public var name: String
+    public var tagline: String?
+    /// A file name in the theme's directory (no path), or nil for no logo image.
+    public var logo: String?
+    /// A CSS font family name (e.g. `Inter`), tried before the system's UI font.
+    public var font: String?
+    public var appearance: Appearance
+    public var motion: Motion
+    public var indicator: Indicator
+    /// Show a progress bar under the indicator (from `progress`).
+    public var showProgress: Bool
+    /// Show the running step's label (the state's `message`) under the indicator.
+    public var showStep: Bool
+    /// A `signal` step the page completes once the app has painted beneath the splash.
+    public var appStep: String?
+    public var light: Palette
+    public var dark: Palette
+    public var destinations: Destinations
+
+    public init(
+        name: String, tagline: String? = nil, logo: String? = nil, font: String? = nil,
+        appearance: Appearance = .auto, motion: Motion = .auto, indicator: Indicator = .dots,
+        showProgress: Bool = false, showStep: Bool = false, appStep: String? = nil,
+        light: Palette = Theme.neutralLight, dark: Palette = Theme.neutralDark,
+        destinations: Destinations = Destinations()
+    ) {
+        self.name = name
+        self.tagline = tagline
+        self.logo = logo
+        self.font = font
+        self.appearance = appearance
+        self.motion = motion
+        self.indicator = indicator
+        self.showProgress = showProgress
+        self.showStep = showStep
+        self.appStep = appStep
+        self.light = light
+        self.dark = dark
+        self.destinations = destinations
+    }
+
+    /// The default theme's light colors: near-white, dark grey text.
+    public static let neutralLight = Palette(
+        background: "#F5F5F5", foreground: "#202020", secondary: "#606060", logoBackground: "transparent",
+        indicator: "#606060"
+    )
+    /// The default theme's dark colors.
+    public static let neutralDark = Palette(
+        background: "#121212", foreground: "#E8E8E8", secondary: "#A0A0A0", logoBackground: "transparent",
+        indicator: "#A0A0A0"
+    )
+}

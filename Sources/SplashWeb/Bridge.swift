@@ -1,0 +1,283 @@
+public import Logging
+public import NIOCore
+import NIOPosix
+import SplashCore
+import SplashLines
+
+/// The hub of `splashd-web`: one connection to splashd, any number of pages.
+///
+/// Every state and event splashd publishes goes to every page as a WebSocket text frame, the
+/// daemon's own JSON line unchanged; the latest state goes to a page as soon as it connects. A
+/// page's renderer command goes to splashd under an id of the bridge's, and splashd's reply goes
+/// back to that page under the page's own id. When splashd goes away (a restart, a crash) the
+/// pages are told `{"type":"bridge","connected":false}`, commands in flight are answered
+/// `unavailable`, and the bridge connects again by itself, with a backoff from 50 ms to 1 s; the
+/// first state after that tells the pages where things are.
+///
+/// All of its state belongs to one event loop: every method runs there (the channels' handlers
+/// call it from their own loop, which is the same one: the bridge's group has one thread).
+public final class Bridge: @unchecked Sendable {
+    /// The longest line accepted from splashd: a state of a large graph is long.
+    static let maxDaemonLine = 16 * 1024 * 1024
+    static let firstReconnectDelay = TimeAmount.milliseconds(50)
+    static let lastReconnectDelay = TimeAmount.seconds(1)
+
+    let eventLoop: any EventLoop
+    public let access: BridgeAccess
+    let socketPath: String
+    let logger: Logger
+
+    private var pages: [ObjectIdentifier: PageLink] = [:]
+    private var daemon: (any Channel)?
+    private var latestState: ByteBuffer?
+    private var waiting: [Int64: (page: ObjectIdentifier, id: JSONValue?)] = [:]
+    private var nextRequestID: Int64 = 1
+    private var reconnectDelay = Bridge.firstReconnectDelay
+    private var stopped = false
+    private var loggedDown = false
+
+    /// A page, as the bridge knows it.
+    struct PageLink {
+        let channel: any Channel
+        let grant: BridgeAccess.Grant
+        /// A state was skipped while the page was not reading; send the latest when it can.
+        var behind = false
+    }
+
+    public init(eventLoop: any EventLoop, socketPath: String, access: BridgeAccess, logger: Logger) {
+        self.eventLoop = eventLoop
+        self.socketPath = socketPath
+        self.access = access
+        self.logger = logger
+    }
+
+    /// Whether splashd is connected now (for tests and logs).
+    public var isConnected: Bool {
+        eventLoop.preconditionInEventLoop()
+        return daemon != nil
+    }
+
+    /// Starts connecting to splashd (and keeps doing so).
+    public func start() {
+        eventLoop.execute { self.connect() }
+    }
+
+    /// Stops reconnecting and closes the daemon connection.
+    public func stop() -> EventLoopFuture<Void> {
+        eventLoop.submit {
+            self.stopped = true
+            self.daemon?.close(promise: nil)
+            self.daemon = nil
+        }
+    }
+
+    // MARK: splashd
+
+    private func connect() {
+        guard !stopped, daemon == nil else { return }
+        let path = socketPath
+        ClientBootstrap(group: eventLoop)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers([
+                        ByteToMessageHandler(LineFrameDecoder(maxLength: Bridge.maxDaemonLine)),
+                        DaemonLinkHandler(bridge: self),
+                    ])
+                }
+            }
+            .connect(unixDomainSocketPath: path)
+            .whenComplete { result in
+                switch result {
+                case .success(let channel):
+                    self.daemonConnected(channel)
+                case .failure(let error):
+                    if !self.loggedDown {
+                        self.loggedDown = true
+                        self.logger.warning("cannot reach splashd at \(path): \(error); trying again")
+                    }
+                    self.scheduleReconnect()
+                }
+            }
+    }
+
+    private func daemonConnected(_ channel: any Channel) {
+        guard !stopped else {
+            channel.close(promise: nil)
+            return
+        }
+        daemon = channel
+        reconnectDelay = Self.firstReconnectDelay
+        if loggedDown { logger.notice("connected to splashd at \(socketPath)") }
+        loggedDown = false
+        send(toDaemon: Request(.subscribe, id: .number(0)).encoded())
+        for key in pages.keys { sendBridgeStatus(to: key) }
+    }
+
+    /// The daemon connection closed: tell the pages, answer what waited, connect again.
+    func daemonClosed(_ channel: any Channel) {
+        guard daemon === channel else { return }
+        daemon = nil
+        if !stopped && !loggedDown {
+            loggedDown = true
+            logger.warning("lost splashd at \(socketPath); reconnecting")
+        }
+        let unanswered = waiting
+        waiting = [:]
+        for (_, request) in unanswered {
+            let error = ProtocolError(code: .unavailable, message: "splashd went away before it answered", id: request.id)
+            send(ServerMessage.error(error).line(), to: request.page)
+        }
+        for key in pages.keys { sendBridgeStatus(to: key) }
+        scheduleReconnect()
+    }
+
+    private func scheduleReconnect() {
+        guard !stopped else { return }
+        let delay = reconnectDelay
+        reconnectDelay = .nanoseconds(min(reconnectDelay.nanoseconds * 2, Self.lastReconnectDelay.nanoseconds))
+        eventLoop.scheduleTask(in: delay) { self.connect() }
+    }
+
+    /// One line from splashd.
+    func daemonLine(_ line: ByteBuffer) {
+        guard let value = try? JSONValue.parse(line.readableBytesView), case .object(var object) = value,
+            case .string(let type)? = object["type"]
+        else {
+            logger.warning("splashd sent a line that is not a message; ignored")
+            return
+        }
+        switch type {
+        case "state":
+            latestState = line
+            broadcast(line, isState: true)
+        case "event":
+            broadcast(line, isState: false)
+        case "ok", "error", "result":
+            guard let id = object["id"]?.int64Value, id > 0,
+                let request = waiting.removeValue(forKey: id)
+            else { return }
+            object["id"] = request.id
+            if request.id == nil { object.removeValue(forKey: "id") }
+            var writer = JSONWriter()
+            writer.value(.object(object))
+            send(writer.bytes, to: request.page)
+        default:
+            break
+        }
+    }
+
+    private func send(toDaemon line: String) {
+        guard let daemon else { return }
+        var buffer = daemon.allocator.buffer(capacity: line.utf8.count + 1)
+        buffer.writeString(line)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        daemon.writeAndFlush(buffer, promise: nil)
+    }
+
+    // MARK: Pages
+
+    /// A page connected over the WebSocket with `grant`.
+    func pageOpened(_ channel: any Channel, grant: BridgeAccess.Grant) {
+        let key = ObjectIdentifier(channel)
+        pages[key] = PageLink(channel: channel, grant: grant)
+        sendBridgeStatus(to: key)
+        if let latestState { send(latestState, to: key) }
+    }
+
+    func pageClosed(_ channel: any Channel) {
+        let key = ObjectIdentifier(channel)
+        pages.removeValue(forKey: key)
+        waiting = waiting.filter { $0.value.page != key }
+    }
+
+    /// The page can take writes again: send it the state it missed.
+    func pageWritable(_ channel: any Channel) {
+        let key = ObjectIdentifier(channel)
+        guard pages[key]?.behind == true, let latestState else { return }
+        pages[key]?.behind = false
+        send(latestState, to: key)
+    }
+
+    /// One text message from a page.
+    func pageMessage(_ bytes: ByteBuffer, from channel: any Channel) {
+        let key = ObjectIdentifier(channel)
+        guard let link = pages[key] else { return }
+        switch access.check(bytes.readableBytesView, grant: link.grant) {
+        case .failure(let error):
+            send(ServerMessage.error(error).line(), to: key)
+        case .success(var request):
+            guard daemon != nil else {
+                let error = ProtocolError(code: .unavailable, message: "splashd is not connected", id: request.id)
+                send(ServerMessage.error(error).line(), to: key)
+                return
+            }
+            let id = nextRequestID
+            nextRequestID += 1
+            waiting[id] = (key, request.id)
+            request.id = .number(Double(id))
+            send(toDaemon: request.encoded())
+        }
+    }
+
+    private func sendBridgeStatus(to key: ObjectIdentifier) {
+        guard let link = pages[key] else { return }
+        var writer = JSONWriter()
+        writer.object { w in
+            w.key("type"); w.string("bridge")
+            w.key("connected"); w.bool(daemon != nil)
+            w.key("control"); w.bool(link.grant == .control)
+        }
+        send(writer.bytes, to: key)
+    }
+
+    private func broadcast(_ line: ByteBuffer, isState: Bool) {
+        for key in pages.keys {
+            if isState, let channel = pages[key]?.channel, !channel.isWritable {
+                pages[key]?.behind = true
+                continue
+            }
+            send(line, to: key)
+        }
+    }
+
+    private func send(_ bytes: [UInt8], to key: ObjectIdentifier) {
+        guard let channel = pages[key]?.channel else { return }
+        send(channel.allocator.buffer(bytes: bytes), to: key)
+    }
+
+    private func send(_ buffer: ByteBuffer, to key: ObjectIdentifier) {
+        guard let channel = pages[key]?.channel else { return }
+        channel.writeAndFlush(WebSocketText(buffer: buffer), promise: nil)
+    }
+}
+
+/// A text frame's payload on its way to a page (turned into a frame by `PageSocketHandler`).
+struct WebSocketText {
+    var buffer: ByteBuffer
+}
+
+/// Hands splashd's lines to the bridge.
+final class DaemonLinkHandler: ChannelInboundHandler {
+    typealias InboundIn = LineFrame
+    let bridge: Bridge
+
+    init(bridge: Bridge) { self.bridge = bridge }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .line(let line): bridge.daemonLine(line)
+        case .tooLong:
+            bridge.logger.warning("splashd sent a line longer than \(Bridge.maxDaemonLine) bytes; reconnecting")
+            context.close(promise: nil)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        bridge.daemonClosed(context.channel)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,119 @@
+public import SplashConfig
+import SplashCore
+
+/// The splash page as served: the page's template with the theme written into it.
+///
+/// The theme goes in three ways, so the first paint is already the theme's: its colors as CSS
+/// custom properties in an inline `<style>` (the background among them), its texts into the
+/// markup (HTML-escaped), and the whole theme as JSON in a non-executed `<script
+/// type="application/json">` for the page's script (with `<`, `>` and `&` escaped, so no value
+/// can close the element).
+public enum SplashPage {
+    /// Placeholders of `index.html`, each replaced once.
+    enum Slot: String, CaseIterable {
+        case style = "<!--splashd:style-->"
+        case themeJSON = "<!--splashd:theme-->"
+        case name = "{{name}}"
+        case tagline = "{{tagline}}"
+        case label = "{{label}}"
+        case logo = "{{logo}}"
+        case motion = "{{motion}}"
+        case indicator = "{{indicator}}"
+        case showProgress = "{{show_progress}}"
+        case showStep = "{{show_step}}"
+    }
+
+    /// `template` with `theme` written into it.
+    public static func render(template: String, theme: Theme) -> String {
+        var page = template
+        let values: [Slot: String] = [
+            .style: "<style>\(style(for: theme))</style>",
+            .themeJSON: "<script id=\"splashd-theme\" type=\"application/json\">\(themeJSON(theme))</script>",
+            .name: escapeHTML(theme.name),
+            .tagline: escapeHTML(theme.tagline ?? ""),
+            .label: escapeHTML("\(theme.name) splash screen, loading"),
+            .logo: theme.logo.map { "/theme/" + escapeHTML($0) } ?? "",
+            .motion: theme.motion == .reduce ? "reduce" : "auto",
+            .indicator: theme.indicator.rawValue,
+            .showProgress: theme.showProgress ? "true" : "false",
+            .showStep: theme.showStep ? "true" : "false",
+        ]
+        for slot in Slot.allCases {
+            page = page.replacing(slot.rawValue, with: values[slot] ?? "")
+        }
+        return page
+    }
+
+    /// The theme's palettes as CSS custom properties: light by default, dark under
+    /// `prefers-color-scheme: dark` when the appearance is `auto`.
+    static func style(for theme: Theme) -> String {
+        func properties(_ palette: Theme.Palette) -> String {
+            let circle = palette.logoBackground != "transparent"
+            return "--bg:\(palette.background);--fg:\(palette.foreground);--fg2:\(palette.secondary);"
+                + "--logo-bg:\(palette.logoBackground);--accent:\(palette.indicator);"
+                + "--logo-shadow:\(circle ? "0 8px 24px rgba(0,0,0,.15)" : "none");--logo-image-size:\(circle ? "60%" : "100%");"
+        }
+        let font = theme.font.map { "\"\($0)\"," } ?? ""
+        var css = ":root{--font:\(font)system-ui,-apple-system,\"Segoe UI\",Roboto,sans-serif;"
+        switch theme.appearance {
+        case .light, .auto: css += properties(theme.light) + "color-scheme:light}"
+        case .dark: css += properties(theme.dark) + "color-scheme:dark}"
+        }
+        if theme.appearance == .auto {
+            css += "@media (prefers-color-scheme: dark){:root{\(properties(theme.dark))color-scheme:dark}}"
+        }
+        css += "html,body{background:var(--bg)}"
+        return css
+    }
+
+    /// The theme as the page's script reads it.
+    public static func themeJSON(_ theme: Theme) -> String {
+        var w = JSONWriter()
+        w.object { w in
+            w.key("name"); w.string(theme.name)
+            w.key("tagline"); w.string(theme.tagline)
+            w.key("logo"); w.string(theme.logo.map { "/theme/\($0)" })
+            w.key("appearance"); w.string(theme.appearance.rawValue)
+            w.key("motion"); w.string(theme.motion.rawValue)
+            w.key("indicator"); w.string(theme.indicator.rawValue)
+            w.key("show_progress"); w.bool(theme.showProgress)
+            w.key("show_step"); w.bool(theme.showStep)
+            w.key("app_step"); w.string(theme.appStep)
+            w.key("destinations")
+            w.object { w in
+                w.key("home"); w.string(theme.destinations.home)
+                w.key("onboarding"); w.string(theme.destinations.onboarding)
+                w.key("login"); w.string(theme.destinations.login)
+            }
+        }
+        var out = ""
+        for scalar in w.string.unicodeScalars {
+            switch scalar {
+            case "<": out += "\\u003c"
+            case ">": out += "\\u003e"
+            case "&": out += "\\u0026"
+            case "\u{2028}": out += "\\u2028"
+            case "\u{2029}": out += "\\u2029"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// `&`, `<`, `>`, `"` and `'` as character references.
+    public static func escapeHTML(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,127 @@
+public import Logging
+public import NIOCore
+import NIOConcurrencyHelpers
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+
+/// `splashd-web`'s HTTP and WebSocket server on a loopback address, with the bridge behind it.
+public final class WebServer: Sendable {
+    /// Why the server did not start.
+    public struct StartError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The page's URL with the per-start token: what the kiosk browser opens.
+    public let url: String
+    public let bridge: Bridge
+    private let channel: any Channel
+
+    private init(url: String, bridge: Bridge, channel: any Channel) {
+        self.url = url
+        self.bridge = bridge
+        self.channel = channel
+    }
+
+    /// The largest WebSocket frame a page may send: a renderer command is a short line.
+    static let maxFrameSize = 16 * 1024
+
+    /// Binds `host:port` (port 0 for any free one), which must be a loopback address, and starts
+    /// the bridge to splashd's socket at `socketPath`.
+    public static func start(
+        host: String, port: Int, site: WebSite, socketPath: String, group: any EventLoopGroup, logger: Logger
+    ) async throws -> WebServer {
+        let serving = NIOLockedValueBox<(Bridge, WebSite)?>(nil)
+        let channel: any Channel
+        do {
+            channel = try await ServerBootstrap(group: group)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 256 * 1024))
+                .childChannelInitializer { channel in
+                    guard let (bridge, site) = serving.withLockedValue({ $0 }) else {
+                        return channel.close()
+                    }
+                    return Self.configure(channel, bridge: bridge, site: site)
+                }
+                .bind(host: host, port: port).get()
+        } catch {
+            throw StartError(description: "cannot listen on \(host):\(port): \(error)")
+        }
+        guard let address = channel.localAddress, let ip = address.ipAddress, let boundPort = address.port,
+            Self.isLoopback(address)
+        else {
+            try? await channel.close()
+            throw StartError(description: "\(host) is not a loopback address: splashd-web serves this machine only")
+        }
+        let hostPart = ip.contains(":") ? "[\(ip)]" : ip
+        let token = Self.makeToken()
+        let access = BridgeAccess(host: ip, port: boundPort, token: token, appStep: site.theme.appStep)
+        let bridge = Bridge(eventLoop: channel.eventLoop, socketPath: socketPath, access: access, logger: logger)
+        serving.withLockedValue { $0 = (bridge, site) }
+        bridge.start()
+        return WebServer(url: "http://\(hostPart):\(boundPort)/?token=\(token)", bridge: bridge, channel: channel)
+    }
+
+    /// Stops serving and stops the bridge.
+    public func close() async {
+        try? await bridge.stop().get()
+        try? await channel.close()
+    }
+
+    private static func configure(_ channel: any Channel, bridge: Bridge, site: WebSite) -> EventLoopFuture<Void> {
+        let access = bridge.access
+        let upgrader = NIOWebSocketServerUpgrader(
+            maxFrameSize: maxFrameSize,
+            automaticErrorHandling: true,
+            shouldUpgrade: { channel, head in
+                let grant = Self.grant(for: head, access: access)
+                if case .refused = grant { return channel.eventLoop.makeSucceededFuture(nil) }
+                return channel.eventLoop.makeSucceededFuture(HTTPHeaders())
+            },
+            upgradePipelineHandler: { channel, head in
+                channel.eventLoop.makeCompletedFuture {
+                    let handler = PageSocketHandler(bridge: bridge, grant: Self.grant(for: head, access: access))
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                }
+            }
+        )
+        return channel.eventLoop.makeCompletedFuture {
+            let http = HTTPHandler(site: site, access: access)
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                withServerUpgrade: (upgraders: [upgrader], completionHandler: { context in
+                    context.pipeline.syncOperations.removeHandler(http, promise: nil)
+                })
+            )
+            try channel.pipeline.syncOperations.addHandler(http)
+        }
+    }
+
+    static func grant(for head: HTTPRequestHead, access: BridgeAccess) -> BridgeAccess.Grant {
+        let parts = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.first == "/ws" else { return .refused("not the WebSocket path") }
+        return access.grant(
+            origin: head.headers.first(name: "origin"), host: head.headers.first(name: "host"),
+            query: parts.count > 1 ? String(parts[1]) : nil
+        )
+    }
+
+    static func isLoopback(_ address: SocketAddress) -> Bool {
+        switch address {
+        case .v4(let v4): return (UInt32(bigEndian: v4.address.sin_addr.s_addr) >> 24) == 127
+        case .v6: return address.ipAddress == "::1"
+        case .unixDomainSocket: return false
+        }
+    }
+
+    /// 128 random bits as 32 hex digits.
+    static func makeToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var token = ""
+        for _ in 0..<2 {
+            let word = generator.next() as UInt64
+            let hex = String(word, radix: 16)
+            token += String(repeating: "0", count: 16 - hex.count) + hex
+        }
+        return token
+    }
+}

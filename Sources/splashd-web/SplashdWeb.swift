@@ -1,0 +1,185 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import ArgumentParser
+import Logging
+import NIOPosix
+import SplashConfig
+import SplashCore
+import SplashSystemd
+import SplashWeb
+import UnixSignals
+
+/// `splashd-web`: the reference renderer's bridge. Serves the splash page on a loopback address
+/// and relays splashd's states to it over a WebSocket (docs/renderer.md).
+@main
+struct SplashdWeb: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "splashd-web",
+        abstract: "Serve the splash page and relay splashd's states to it.",
+        discussion: """
+            Prints the page's URL (with its per-start token) as the first line on stdout and writes
+            it to --url-file; open it in a kiosk browser. Commands are accepted only from that page.
+            """,
+        version: splashdVersion,
+        subcommands: [Run.self, Check.self],
+        defaultSubcommand: Run.self
+    )
+}
+
+/// Where the page's files and the shipped themes are: beside the binary (`../share/splashd`), as
+/// `make install` lays them out, else the package's `/usr/share/splashd`.
+enum SharedFiles {
+    static var directory: String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if count > 0 {
+            let exe = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let bin = String(exe[..<(exe.lastIndex(of: "/") ?? exe.startIndex)])
+            let share = bin + "/../share/splashd"
+            if access(share + "/web/index.html", R_OK) == 0 { return share }
+        }
+        return "/usr/share/splashd"
+    }
+
+    /// `/etc/splashd/theme` when it holds a theme, else the shipped default theme.
+    static var defaultTheme: String {
+        access("/etc/splashd/theme/theme.toml", R_OK) == 0 ? "/etc/splashd/theme" : directory + "/themes/default"
+    }
+}
+
+extension SplashdWeb {
+    struct Run: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Serve the page until SIGTERM or SIGINT (the default).")
+
+        @Option(help: "splashd's socket (default: $SPLASHD_SOCKET or /run/splashd/splashd.sock).")
+        var socket: String?
+
+        @Option(help: "The loopback address and port to serve on (port 0: any free one).")
+        var listen: String = "127.0.0.1:8177"
+
+        @Option(help: "The theme directory (default: /etc/splashd/theme, else the shipped default).")
+        var theme: String?
+
+        @Option(name: .customLong("web-root"), help: "The page's files (default: the installed ones).")
+        var webRoot: String?
+
+        @Option(name: .customLong("url-file"), help: "Also write the page's URL to this file.")
+        var urlFile: String?
+
+        func run() async throws {
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = .info
+                return handler
+            }
+            let logger = Logger(label: "splashd-web")
+            guard let (host, port) = Self.split(listen) else {
+                throw ValidationError("--listen takes HOST:PORT, e.g. 127.0.0.1:8177 or [::1]:8177")
+            }
+            let site: WebSite
+            do {
+                site = try WebSite(
+                    webRoot: webRoot ?? SharedFiles.directory + "/web", themeDirectory: theme ?? SharedFiles.defaultTheme
+                )
+            } catch {
+                FileHandleStderr.write("splashd-web: \(error)\n")
+                throw ExitCode(78)
+            }
+            let environment = ProcessInfoEnvironment.current
+            let socketPath = socket ?? SocketDefaults.path(environment: environment)
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            let server: WebServer
+            do {
+                server = try await WebServer.start(
+                    host: host, port: port, site: site, socketPath: socketPath, group: group, logger: logger
+                )
+            } catch {
+                FileHandleStderr.write("splashd-web: \(error)\n")
+                try? await group.shutdownGracefully()
+                throw ExitCode(69)
+            }
+            FileHandleStderr.write(server.url + "\n", to: 1)
+            if let urlFile { try Self.writeAtomically(server.url + "\n", to: urlFile) }
+            logger.info("serving the splash page for \(socketPath) on \(server.url.prefix { $0 != "?" })")
+            let notifier = SystemdNotifier(environment: environment)
+            _ = notifier.notify("READY=1\nSTATUS=serving \(server.url.prefix { $0 != "?" })")
+            for await _ in await UnixSignalsSequence(trapping: .sigterm, .sigint) { break }
+            _ = notifier.notify("STOPPING=1")
+            await server.close()
+            try? await group.shutdownGracefully()
+        }
+
+        static func split(_ listen: String) -> (String, Int)? {
+            guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+                (0...65535).contains(port)
+            else { return nil }
+            var host = String(listen[..<colon])
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            return host.isEmpty ? nil : (host, port)
+        }
+
+        /// Writes `text` to a temporary file beside `path`, then renames it into place.
+        static func writeAtomically(_ text: String, to path: String) throws {
+            let temporary = path + ".tmp-\(getpid())"
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw ValidationError("cannot write \(path): \(String(cString: strerror(errno)))") }
+            let bytes = Array(text.utf8)
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            fsync(descriptor)
+            close(descriptor)
+            guard written == bytes.count, rename(temporary, path) == 0 else {
+                unlink(temporary)
+                throw ValidationError("cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Validate a theme directory: exit 0, or 78 with every problem (file:line).")
+
+        @Option(help: "The theme directory.")
+        var theme: String
+
+        func run() throws {
+            do {
+                let theme = try ThemeLoader.load(directory: theme)
+                print("theme \"\(theme.name)\" is valid")
+            } catch {
+                FileHandleStderr.write("\(error.description)\n")
+                throw ExitCode(78)
+            }
+        }
+    }
+}
+
+/// Writes straight to a descriptor (stderr by default), unbuffered: the URL line must be out
+/// before anyone waits for it.
+enum FileHandleStderr {
+    static func write(_ text: String, to descriptor: CInt = 2) {
+        let bytes = Array(text.utf8)
+        var done = 0
+        while done < bytes.count {
+            let count = bytes[done...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return }
+            done += count
+        }
+    }
+}
+
+enum ProcessInfoEnvironment {
+    static var current: [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let pair = String(cString: entry)
+            if let equals = pair.firstIndex(of: "=") {
+                result[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+}

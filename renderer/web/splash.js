@@ -1,0 +1,142 @@
+// The splash page of splashd-web: draws splashd's states (docs/renderer.md).
+// Everything it shows follows the latest state the bridge relays; it sends back only renderer
+// commands (dismissed, retry, continue-offline, complete of the theme's app_step).
+"use strict";
+(function () {
+  const root = document.documentElement;
+  const theme = JSON.parse(document.getElementById("splashd-theme").textContent);
+  const $ = (id) => document.getElementById(id);
+  const splash = $("splash"), app = $("app"), errorView = $("error"), live = $("live");
+  const reduceQuery = matchMedia("(prefers-reduced-motion: reduce)");
+  const EXIT_MS = 300;
+
+  let socket = null, retryDelay = 100, nextId = 1;
+  let state = null;          // the latest state
+  let launch = null;         // the launch the page is drawing
+  let exit = null;           // the exit animation, once started
+  let exitDone = false;
+  let appURL = null, appPainted = false, completed = false;
+
+  const reduced = () => theme.motion === "reduce" || reduceQuery.matches;
+  const updateMotion = () => { root.dataset.motion = reduced() ? "reduce" : "full"; };
+  updateMotion();
+  reduceQuery.addEventListener("change", updateMotion);
+
+  function send(command) {
+    if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+    command.id = nextId++;
+    socket.send(JSON.stringify(command));
+    return true;
+  }
+
+  function connect() {
+    socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws" + location.search);
+    socket.onopen = () => { retryDelay = 100; };
+    socket.onmessage = (event) => {
+      let message;
+      try { message = JSON.parse(event.data); } catch (_) { return; }
+      if (message.type === "state") render(message);
+      else if (message.type === "bridge") root.dataset.bridge = message.connected ? "connected" : "disconnected";
+      else if (message.type === "error") console.warn("splashd-web:", message.code, message.message);
+    };
+    socket.onclose = () => {
+      root.dataset.bridge = "disconnected";
+      setTimeout(connect, retryDelay);
+      retryDelay = Math.min(retryDelay * 2, 1000);
+    };
+  }
+
+  // The app's URL for a destination: route appended as a path, sheet as ?sheet=.
+  function urlFor(destination) {
+    const base = destination && theme.destinations[destination.screen];
+    if (!base) return null;
+    const url = new URL(base);
+    if (destination.route) url.pathname = url.pathname.replace(/\/$/, "") + "/" + destination.route.split("/").map(encodeURIComponent).join("/");
+    if (destination.sheet) url.searchParams.set("sheet", destination.sheet);
+    return url.href;
+  }
+
+  // Loads the app beneath the splash; it counts as painted two frames after its load event.
+  function loadApp(url) {
+    if (appURL === url) return;
+    appURL = url; appPainted = false;
+    app.onload = () => requestAnimationFrame(() => requestAnimationFrame(() => {
+      if (appURL !== url) return;
+      appPainted = true;
+      root.dataset.app = "painted";
+      if (state) render(state);
+    }));
+    app.hidden = false;
+    root.dataset.app = "loading";
+    app.src = url;
+  }
+
+  function resetForLaunch(id) {
+    launch = id;
+    if (exit) { exit.cancel(); exit = null; }
+    exitDone = false; completed = false;
+    splash.style.opacity = ""; splash.hidden = false;
+    appURL = null; appPainted = false; app.hidden = true; app.removeAttribute("src");
+    delete root.dataset.app;
+  }
+
+  function render(next) {
+    state = next;
+    if (next.launch !== launch && next.phase === "loading") resetForLaunch(next.launch);
+    root.dataset.phase = next.phase;
+    root.dataset.slow = String(next.slow);
+
+    // Progress and the running step's label.
+    const percent = Math.round(Math.max(0, Math.min(1, next.progress || 0)) * 100);
+    $("progress-bar").style.width = percent + "%";
+    $("progress").setAttribute("aria-valuenow", String(percent));
+    $("step").textContent = next.phase === "loading" && next.message ? next.message : "";
+
+    // The error view.
+    if (next.phase === "error" && next.error) {
+      const code = next.error.code;
+      $("error-message").textContent = code === "timeout" ? "This is taking longer than expected"
+        : code === "network" ? "Unable to connect" : (next.error.message || "Something went wrong");
+      $("error-detail").textContent = code === "network" ? "Please check your internet connection" : "";
+      const actions = next.error.actions || [];
+      $("retry").hidden = !actions.includes("retry");
+      $("offline").hidden = !actions.includes("continue-offline");
+      const opening = errorView.hidden;
+      errorView.hidden = false;
+      live.textContent = "";
+      if (opening && !$("retry").hidden) $("retry").focus();
+    } else {
+      errorView.hidden = true;
+      live.textContent = next.phase === "loading" ? "Loading app" : "";
+    }
+
+    // The app beneath the splash, once its screen is known.
+    const url = urlFor(next.destination);
+    if (url) loadApp(url);
+    if (theme.app_step && appPainted && !completed && next.phase === "loading") {
+      const step = (next.steps || []).find((s) => s.id === theme.app_step);
+      if (step && step.status === "running") completed = send({ cmd: "complete", step: theme.app_step });
+    }
+
+    if (next.phase === "dismissing" || next.phase === "finished") startExit();
+  }
+
+  // The exit: fade the splash out over 300 ms ease-in (at once with reduced motion), once the app
+  // beneath it (if any) has painted; then tell splashd.
+  function startExit() {
+    if (exit || exitDone) return;
+    if (appURL && !appPainted) return; // render() calls again when the app has painted
+    const finish = () => {
+      exitDone = true;
+      splash.hidden = appURL !== null; // without an app the page stays on its last frame
+      if (state && state.phase === "dismissing") send({ cmd: "dismissed" });
+    };
+    if (reduced()) { splash.style.opacity = "0"; finish(); return; }
+    exit = splash.animate([{ opacity: 1 }, { opacity: 0 }], { duration: EXIT_MS, easing: "ease-in", fill: "forwards" });
+    exit.finished.then(finish, () => {});
+  }
+
+  $("retry").addEventListener("click", () => send({ cmd: "retry" }));
+  $("offline").addEventListener("click", () => send({ cmd: "continue-offline" }));
+  connect();
+})();
