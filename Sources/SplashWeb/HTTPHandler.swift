@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import NIOWebSocket
 
 /// Answers the plain HTTP requests: the page, its files and the theme's, `GET` and `HEAD` only.
 ///
@@ -85,6 +86,9 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A refused WebSocket upgrade is reported as an error before its request is passed on:
+        // the request still gets its 403 (`respond`).
+        if error is NIOWebSocketUpgradeError { return }
         context.close(promise: nil)
     }
 }

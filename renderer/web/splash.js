@@ -84,6 +84,8 @@
     state = next;
     if (next.launch !== launch && next.phase === "loading") resetForLaunch(next.launch);
     root.dataset.phase = next.phase;
+    root.dataset.launch = next.launch;
+    root.dataset.seq = String(next.seq);
     root.dataset.slow = String(next.slow);
 
     // Progress and the running step's label.

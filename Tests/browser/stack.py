@@ -1,0 +1,227 @@
+"""The real parts the browser tests drive: splashd, splashd-web, a test app, a socket watcher.
+
+Every process here is started by the test and stopped by its PID; every wait has a deadline.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BIN = os.environ.get("SPLASHD_BIN_DIR") or subprocess.run(
+    ["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+ENV = dict(os.environ, SWIFT_BACKTRACE="enable=no")
+
+
+def deadline_wait(predicate, timeout=20.0, what="condition", interval=0.02):
+    """Polls `predicate` until it is truthy; raises with `what` after `timeout` seconds."""
+    end = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > end:
+            raise TimeoutError(f"timed out waiting for {what}")
+        time.sleep(interval)
+
+
+class Watcher:
+    """A subscriber of splashd's socket that records every state with the instant it arrived."""
+
+    def __init__(self, path: str):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        self.sock.sendall(b'{"cmd":"subscribe"}\n')
+        self.states: list[tuple[float, dict]] = []
+        self.cond = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        buffer = b""
+        while True:
+            try:
+                chunk = self.sock.recv(65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            buffer += chunk
+            while b"\n" in buffer:
+                line, buffer = buffer.split(b"\n", 1)
+                message = json.loads(line)
+                if message.get("type") == "state":
+                    with self.cond:
+                        self.states.append((time.monotonic(), message))
+                        self.cond.notify_all()
+
+    def wait(self, predicate, timeout=20.0, what="a state"):
+        """The first recorded state (instant, state) for which `predicate(state)` holds."""
+        end = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                for entry in self.states:
+                    if predicate(entry[1]):
+                        return entry
+                left = end - time.monotonic()
+                if left <= 0:
+                    phases = [s["phase"] for _, s in self.states]
+                    raise TimeoutError(f"timed out waiting for {what}; phases seen: {phases}")
+                self.cond.wait(left)
+
+    def phase(self, phase, timeout=20.0, after=None):
+        return self.wait(lambda s: s["phase"] == phase and (after is None or s["seq"] > after), timeout, f"phase {phase}")
+
+    @property
+    def latest(self):
+        with self.cond:
+            return self.states[-1][1] if self.states else None
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class Stack:
+    """splashd on a config, and splashd-web on a theme, in a fresh directory."""
+
+    def __init__(self, config: str, theme: str | dict = "reference", plugins: dict[str, str] | None = None):
+        self.dir = tempfile.mkdtemp(prefix="splashd-browser-")
+        self.socket = os.path.join(self.dir, "splashd.sock")
+        with open(os.path.join(self.dir, "splashd.toml"), "w") as f:
+            f.write(config)
+        self.plugin_dir = os.path.join(self.dir, "plugins")
+        os.mkdir(self.plugin_dir)
+        for name, script in (plugins or {}).items():
+            path = os.path.join(self.plugin_dir, name)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o755)
+            os.write(fd, script.encode())
+            os.close(fd)
+            with open(os.path.join(self.plugin_dir, name + ".toml"), "w") as f:
+                f.write(f'exec = "{name}"\ndescription = "test plugin"\n')
+        if isinstance(theme, str):
+            self.theme = os.path.join(ROOT, "renderer", "themes", theme)
+        else:
+            self.theme = os.path.join(self.dir, "theme")
+            shutil.copytree(os.path.join(ROOT, "renderer", "themes", theme.pop("base", "reference")), self.theme)
+            path = os.path.join(self.theme, "theme.toml")
+            with open(path) as f:
+                text = f.read()
+            with open(path, "w") as f:
+                f.write(theme.get("prepend", "") + "\n" + text + "\n" + theme.get("append", "") + "\n")
+        self.daemon = None
+        self.web = None
+        self.url = None
+        self.watcher = None
+        self.start_daemon()
+        self.start_web()
+
+    def start_daemon(self):
+        log = open(os.path.join(self.dir, "splashd.log"), "ab")
+        self.daemon = subprocess.Popen(
+            [os.path.join(BIN, "splashd"), "--config", os.path.join(self.dir, "splashd.toml"), "--socket", self.socket,
+             "--state-dir", os.path.join(self.dir, "state"), "--plugin-dir", self.plugin_dir, "--log-format", "text"],
+            stdout=log, stderr=log, env=ENV)
+        deadline_wait(lambda: self.ping(), 20, "splashd to answer")
+        if self.watcher:
+            self.watcher.close()
+        self.watcher = Watcher(self.socket)
+
+    def ping(self):
+        try:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(1)
+            s.connect(self.socket)
+            s.close()
+            return True
+        except OSError:
+            return False
+
+    def start_web(self):
+        log = open(os.path.join(self.dir, "splashd-web.log"), "ab")
+        self.web = subprocess.Popen(
+            [os.path.join(BIN, "splashd-web"), "--socket", self.socket, "--listen", "127.0.0.1:0", "--theme", self.theme,
+             "--web-root", os.path.join(ROOT, "renderer", "web"), "--url-file", os.path.join(self.dir, "url")],
+            stdout=subprocess.PIPE, stderr=log, env=ENV)
+        self.url = self.web.stdout.readline().decode().strip()
+        if not self.url.startswith("http://127.0.0.1:"):
+            with open(os.path.join(self.dir, "splashd-web.log")) as f:
+                raise AssertionError(f"splashd-web printed {self.url!r}: {f.read()}")
+        self.origin = self.url.split("/?")[0]
+
+    def ctl(self, *args, check=True):
+        result = subprocess.run([os.path.join(BIN, "splashctl"), "--socket", self.socket, *args],
+                                capture_output=True, text=True, env=ENV, timeout=30)
+        if check and result.returncode != 0:
+            raise AssertionError(f"splashctl {' '.join(args)}: {result.returncode} {result.stderr}")
+        return result
+
+    def stop_daemon(self):
+        if self.daemon and self.daemon.poll() is None:
+            self.daemon.send_signal(signal.SIGTERM)
+            self.daemon.wait(timeout=20)
+
+    def close(self):
+        if self.watcher:
+            self.watcher.close()
+        for process in (self.web, self.daemon):
+            if process and process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+        if self.web and self.web.stdout:
+            self.web.stdout.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class AppServer:
+    """The kiosk's app: a page of one color on loopback that reports when it painted."""
+
+    COLOR = "#FF8800"
+
+    def __init__(self):
+        app = self
+        self.painted_at: float | None = None
+        self.paths: list[str] = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                if self.path.startswith("/painted"):
+                    app.painted_at = app.painted_at or time.monotonic()
+                    body = b"ok"
+                    content_type = "text/plain"
+                else:
+                    app.paths.append(self.path)
+                    body = (f"<!doctype html><html><head><style>html,body{{margin:0;height:100%;overflow:hidden;background:{AppServer.COLOR}}}p{{margin:0}}"
+                            "</style></head><body><p id=t>app</p><script>requestAnimationFrame(()=>requestAnimationFrame(()=>"
+                            "fetch('/painted')))</script></body></html>").encode()
+                    content_type = "text/html"
+                self.send_response(200)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()

@@ -1,0 +1,421 @@
+"""The reference renderer in a real browser: Debian's Chromium, headless, driven over the DevTools
+protocol, against the real splashd and splashd-web (docs/renderer.md, "Tested in a real browser").
+
+Figures (times from dismissing to dismissed, from the app's first paint to finished) are appended
+to $SPLASHD_BROWSER_RESULTS when set; screenshots go to $SPLASHD_SCREENSHOTS when set.
+"""
+
+from __future__ import annotations
+
+import grp
+import json
+import os
+import time
+
+import pytest
+import websocket
+
+from cdp import Browser, close_to
+from stack import Stack, AppServer, deadline_wait
+
+GROUP = grp.getgrgid(os.getgid()).gr_name
+TEAL, WHITE, DARK_BG = "#0D7377", "#FFFFFF", "#1E1E1E"
+
+
+def config(steps: str, *, slow_after="1s", timeout="30s", exit_animation="60s", min_display="1s") -> str:
+    return f"""
+[splash]
+min_display = "{min_display}"
+slow_after = "{slow_after}"
+timeout = "{timeout}"
+exit_animation = "{exit_animation}"
+allow_offline = true
+[socket]
+control_group = "{GROUP}"
+{steps}
+"""
+
+
+SIGNAL = config('[[step]]\nid = "wait"\nplugin = "signal"\nlabel = "Waiting for the test"\n', slow_after="2s")
+NETWORK_FAILURE = config(
+    '[[step]]\nid = "config"\nplugin = "config-fetch"\n[step.options]\nurl = "http://127.0.0.1:9/config.json"\n'
+    'defaults = "/nonexistent/defaults.json"\nrequest_timeout = "1s"\n')
+
+
+def record(name: str, value):
+    path = os.environ.get("SPLASHD_BROWSER_RESULTS")
+    print(f"{name}: {value}")
+    if path:
+        with open(path, "a") as f:
+            f.write(json.dumps({name: value}) + "\n")
+
+
+def save(page, name: str):
+    directory = os.environ.get("SPLASHD_SCREENSHOTS")
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+        with open(os.path.join(directory, name + ".png"), "wb") as f:
+            f.write(page.screenshot_png())
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with Browser() as b:
+        yield b
+
+
+@pytest.fixture
+def stack(request):
+    stacks = []
+
+    def make(*args, **kwargs):
+        s = Stack(*args, **kwargs)
+        stacks.append(s)
+        return s
+
+    yield make
+    for s in stacks:
+        s.close()
+
+
+def open_page(browser, stack, width=1280, height=800):
+    page = browser.new_page()
+    page.set_viewport(width, height)
+    page.navigate(stack.url)
+    page.wait_for("document.documentElement.dataset.bridge === 'connected' && document.documentElement.dataset.launch")
+    return page
+
+
+ANIMATIONS = """JSON.stringify(document.getAnimations().map(a => ({
+  target: a.effect.target.id || a.effect.target.parentElement.id, name: a.animationName || null,
+  duration: a.effect.getTiming().duration, delay: a.effect.getTiming().delay,
+  iterations: a.effect.getTiming().iterations, timingEasing: a.effect.getTiming().easing,
+  keyframes: a.effect.getKeyframes().map(k => ({easing: k.easing, transform: k.transform || null, opacity: k.opacity}))})))"""
+
+
+def animations(page):
+    return json.loads(page.evaluate(ANIMATIONS))
+
+
+def test_first_paint_timeline_and_reference_design(browser, stack):
+    s = stack(SIGNAL)
+    page = browser.new_page()
+    page.set_viewport(1280, 800)
+    page.start_screencast()
+    time.sleep(0.3)  # about:blank's own frame, before the page is asked for
+    navigation = time.time()
+    page.navigate(s.url)
+    page.wait_for("document.getAnimations().filter(a => a.effect.getTiming().iterations !== Infinity).every(a => a.playState === 'finished')")
+    time.sleep(0.2)
+    frames = [f for f in page.stop_screencast() if f.timestamp > navigation]
+    assert len(frames) >= 3
+    corners = [frame.image().pixel(4, 4) for frame in frames]
+    assert all(close_to(c, TEAL) for c in corners), f"a frame of another color: {corners}"
+    record("first_paint_frames_all_teal", len(frames))
+
+    by_target = {}
+    for a in animations(page):
+        by_target.setdefault(a["target"], []).append(a)
+    logo = by_target["logo"][0]
+    assert (logo["name"], logo["duration"], logo["delay"]) == ("logo-in", 300, 100)
+    assert logo["keyframes"][0]["easing"] == "ease-out"
+    assert logo["keyframes"][0]["transform"] == "scale(0.8)" and logo["keyframes"][0]["opacity"] == "0"
+    for target in ("name", "tagline"):
+        a = by_target[target][0]
+        assert (a["name"], a["duration"], a["delay"], a["keyframes"][0]["easing"]) == ("text-in", 200, 500, "ease-out")
+        assert a["keyframes"][0]["transform"] == "translateY(10px)"
+    assert "indicator" not in by_target, "no indicator before slow"
+
+    design = json.loads(page.evaluate("""JSON.stringify((() => {
+      const r = id => document.getElementById(id).getBoundingClientRect(), cs = id => getComputedStyle(document.getElementById(id));
+      const logo = r('logo'), name = r('name');
+      return {cx: logo.x + logo.width / 2, cy: logo.y + logo.height / 2, w: logo.width, shadow: cs('logo').boxShadow,
+        logoBg: cs('logo').backgroundColor, nameTop: name.top, logoBottom: logo.bottom,
+        font: cs('name').fontFamily, weight: cs('name').fontWeight, size: cs('name').fontSize, spacing: cs('name').letterSpacing,
+        tagSize: cs('tagline').fontSize, tagColor: cs('tagline').color, tagMax: cs('tagline').maxWidth,
+        inter: document.fonts.check('700 32px Inter')};
+    })())"""))
+    assert (design["cx"], design["cy"], design["w"]) == (640, 360, 120), design
+    assert design["shadow"] == "rgba(0, 0, 0, 0.15) 0px 8px 24px 0px"
+    assert design["logoBg"] == "rgb(255, 255, 255)"
+    assert design["nameTop"] - design["logoBottom"] == 24
+    assert design["font"].startswith('Inter') and design["weight"] == "700" and design["size"] == "32px"
+    assert design["spacing"] == "-0.5px" and design["tagSize"] == "14px" and design["tagMax"] == "280px"
+    assert design["tagColor"] == "rgba(255, 255, 255, 0.8)"
+    assert design["inter"], "Inter is installed and used"
+    shot = page.screenshot()
+    assert close_to(shot.pixel(590, 360), WHITE), "the logo circle"
+    assert close_to(shot.pixel(20, 780), TEAL)
+    below = shot.pixel(640, 360 + 60 + 8)
+    assert sum(below) < sum((13, 115, 119)) - 6, f"the shadow darkens the background under the circle: {below}"
+    save(page, "reference-loading")
+    page.close()
+
+
+def test_indicator_only_once_slow(browser, stack):
+    s = stack(SIGNAL)
+    page = open_page(browser, s)
+    s.ctl("complete", "wait")
+    s.watcher.phase("finished", 20)
+    seq = s.watcher.latest["seq"]
+    s.ctl("relaunch")
+    page.wait_for("document.documentElement.dataset.phase === 'loading'")
+    before = json.loads(page.evaluate(
+        "JSON.stringify({slow: document.documentElement.dataset.slow, display: getComputedStyle(document.getElementById('indicator')).display})"))
+    state = s.watcher.latest
+    assert state["slow"] is False and before == {"slow": "false", "display": "none"}, before
+    shot = page.screenshot()
+    assert not any(close_to(shot.pixel(x, 576), WHITE, 40) for x in range(600, 680)), "no dots before slow"
+    s.watcher.wait(lambda st: st["slow"] and st["seq"] > seq, 10, "slow")
+    page.wait_for("document.documentElement.dataset.slow === 'true'")
+    page.wait_for("getComputedStyle(document.getElementById('indicator')).opacity === '1'")
+    found = [a for a in animations(page) if a["target"] == "indicator"]
+    fade = [a for a in found if a["name"] == "indicator-in"]
+    pulses = [a for a in found if a["name"] == "pulse"]
+    assert fade and fade[0]["duration"] == 200
+    assert len(pulses) == 3 and all(p["duration"] == 1000 and p["iterations"] is None or p["iterations"] == "Infinity" or p["iterations"] > 1e9 for p in pulses)
+    shot = page.screenshot()
+    assert any(close_to(shot.pixel(x, 576), WHITE, 90) for x in range(610, 670)), "the dots are drawn"
+    save(page, "reference-slow")
+    page.close()
+
+
+def test_dismissed_reaches_splashd_when_the_fade_ends(browser, stack):
+    s = stack(SIGNAL)  # exit_animation 60 s: only the page can end dismissing
+    page = open_page(browser, s)
+    s.ctl("complete", "wait")
+    t_dismissing, _ = s.watcher.phase("dismissing", 10)
+    page.wait_for("document.getAnimations().some(a => a.effect.target.id === 'splash')")
+    exit_anim = [a for a in animations(page) if a["target"] == "splash"][0]
+    assert exit_anim["duration"] == 300 and exit_anim["timingEasing"] == "ease-in"
+    assert exit_anim["keyframes"][0]["opacity"] == "1" and exit_anim["keyframes"][-1]["opacity"] == "0"
+    t_finished, state = s.watcher.phase("finished", 10)
+    elapsed = (t_finished - t_dismissing) * 1000
+    assert elapsed < 10_000, "the page, not exit_animation, ended dismissing"
+    record("dismissing_to_finished_ms", round(elapsed, 1))
+    history = json.loads(s.ctl("history", "--json").stdout) if False else None
+    page.close()
+
+
+def test_error_view_retry_and_continue_offline(browser, stack):
+    s = stack(NETWORK_FAILURE)
+    s.watcher.phase("error", 20)
+    page = open_page(browser, s)
+    page.wait_for("document.documentElement.dataset.phase === 'error'")
+    view = json.loads(page.evaluate("""JSON.stringify({
+      message: document.getElementById('error-message').textContent, detail: document.getElementById('error-detail').textContent,
+      retry: !document.getElementById('retry').hidden, offline: !document.getElementById('offline').hidden,
+      focused: document.activeElement.id, indicator: getComputedStyle(document.getElementById('indicator')).display,
+      icon: getComputedStyle(document.getElementById('error-icon')).display})"""))
+    assert view == {"message": "Unable to connect", "detail": "Please check your internet connection", "retry": True,
+                    "offline": True, "focused": "retry", "indicator": "none", "icon": "block"}, view
+    save(page, "reference-error")
+    seq = s.watcher.latest["seq"]
+    page.click("#retry")
+    s.watcher.wait(lambda st: st["phase"] == "loading" and st["seq"] > seq, 10, "loading after Retry")
+    _, again = s.watcher.wait(lambda st: st["phase"] == "error" and st["seq"] > seq, 20, "error again")
+    page.wait_for(f"Number(document.documentElement.dataset.seq) >= {again['seq']} && document.documentElement.dataset.phase === 'error'")
+    page.click("#offline")
+    s.watcher.phase("dismissing", 10)
+    s.watcher.phase("finished", 10)
+    page.close()
+
+
+def test_timeout_says_it_is_taking_longer(browser, stack):
+    s = stack(config('[[step]]\nid = "wait"\nplugin = "signal"\n', timeout="1500ms"))
+    page = open_page(browser, s)
+    page.wait_for("document.documentElement.dataset.phase === 'error'")
+    assert page.evaluate("document.getElementById('error-message').textContent") == "This is taking longer than expected"
+    # A soft timeout: the work finishing takes the launch on by itself.
+    s.ctl("complete", "wait")
+    s.watcher.phase("finished", 10)
+    page.close()
+
+
+def test_accessibility_tree(browser, stack):
+    s = stack(NETWORK_FAILURE)
+    page = open_page(browser, s)
+    page.wait_for("document.documentElement.dataset.phase === 'error'")
+    nodes = [n for n in page.accessibility_tree() if not n["ignored"]]
+    named = {(n["role"], n["name"]) for n in nodes}
+    assert ("main", "Ship That App splash screen, loading") in named, named
+    assert ("img", "Ship That App") in named or ("image", "Ship That App") in named, sorted(r for r in named if r[0] not in ("InlineTextBox", "StaticText"))
+    assert ("button", "Retry") in named and ("button", "Continue offline") in named
+    assert any(n["role"] == "alert" for n in nodes)
+    assert any(n["role"] == "status" and n["properties"].get("live") == "polite" for n in page.accessibility_tree())
+    page.close()
+    s2 = stack(SIGNAL)
+    page = open_page(browser, s2)
+    texts = {n["name"] for n in page.accessibility_tree() if n["role"] == "StaticText"}
+    assert "Loading app" in texts
+    page.close()
+
+
+@pytest.mark.parametrize("width,height", [(320, 480), (1080, 1920), (3840, 2160)])
+def test_layout_holds_on_every_panel(browser, stack, width, height):
+    checks = """JSON.stringify((() => {
+      const out = [], W = innerWidth, H = innerHeight;
+      for (const e of document.querySelectorAll('#splash *')) {
+        const r = e.getBoundingClientRect(), cs = getComputedStyle(e);
+        if (!r.width || !r.height || cs.visibility === 'hidden' || e.closest('[hidden]') || e.classList.contains('visually-hidden')) continue;
+        if (r.left < 0 || r.top < 0 || r.right > W + 0.5 || r.bottom > H + 0.5) out.push(e.id || e.tagName);
+      }
+      const logo = document.getElementById('logo').getBoundingClientRect();
+      return {clipped: out, scrollW: document.scrollingElement.scrollWidth, scrollH: document.scrollingElement.scrollHeight,
+              W, H, cx: logo.x + logo.width / 2, cy: logo.y + logo.height / 2};
+    })())"""
+    for cfg, phase in ((SIGNAL, "loading"), (NETWORK_FAILURE, "error")):
+        s = stack(cfg)
+        page = open_page(browser, s, width, height)
+        page.wait_for(f"document.documentElement.dataset.phase === '{phase}'", timeout=20)
+        if phase == "loading":
+            page.wait_for("document.documentElement.dataset.slow === 'true'", timeout=10)
+        r = json.loads(page.evaluate(checks))
+        assert r["clipped"] == [], (phase, r)
+        assert r["scrollW"] <= width and r["scrollH"] <= height, r
+        assert r["cx"] == width / 2, r
+        if phase == "loading":
+            assert r["cy"] == height / 2 - 40, r
+        save(page, f"layout-{width}x{height}-{phase}")
+        page.close()
+        s.close()
+
+
+def test_dark_appearance_and_reduced_motion(stack):
+    s = stack(SIGNAL)
+    with Browser(["--force-dark-mode", "--force-prefers-reduced-motion"]) as dark:
+        page = open_page(dark, s)
+        assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches && matchMedia('(prefers-reduced-motion: reduce)').matches")
+        found = animations(page)
+        for a in found:
+            assert all(k["transform"] in (None, "none") for k in a["keyframes"]), f"no scaling or sliding: {a}"
+        shot = page.screenshot()
+        assert close_to(shot.pixel(4, 4), DARK_BG)
+        assert page.evaluate("getComputedStyle(document.getElementById('name')).color") == "rgb(224, 224, 224)"
+        page.wait_for("document.documentElement.dataset.slow === 'true'")
+        assert not [a for a in animations(page) if a["name"] == "pulse"], "a static indicator"
+        save(page, "reference-dark")
+        s.ctl("complete", "wait")
+        t_dismissing, _ = s.watcher.phase("dismissing", 10)
+        t_finished, _ = s.watcher.phase("finished", 10)
+        assert not [a for a in animations(page) if a["target"] == "splash"], "an instant exit"
+        record("reduced_motion_dismissing_to_finished_ms", round((t_finished - t_dismissing) * 1000, 1))
+        page.close()
+
+
+def test_hand_off_to_the_app_with_no_gap(browser, stack):
+    app = AppServer()
+    try:
+        steps = ('[[step]]\nid = "links"\nplugin = "quick-action"\n[step.options]\nscheme = "kiosk"\nroutes = ["orders/*"]\n'
+                 'spool = "SPOOL"\n[step.options.actions.order-help]\nroute = "orders/42"\nsheet = "help"\n'
+                 '[[step]]\nid = "first-frame"\nplugin = "signal"\nafter = ["links"]\n')
+        import tempfile
+        spool = tempfile.mkdtemp(prefix="splashd-spool-")
+        with open(os.path.join(spool, "1"), "w") as f:
+            f.write("order-help\n")
+        theme = {"prepend": 'app_step = "first-frame"\n', "append": f'[destinations]\nhome = "{app.url}/home"\n'
+                           f'onboarding = "{app.url}/welcome"\nlogin = "{app.url}/login"\n'}
+        s = stack(config(steps.replace("SPOOL", spool), min_display="1500ms"), theme=theme)
+        page = browser.new_page()
+        page.set_viewport(800, 600)
+        page.start_screencast()
+        time.sleep(0.3)  # about:blank's own frame, before the page is asked for
+        navigation = time.time()
+        page.navigate(s.url)
+        t_finished, state = s.watcher.phase("finished", 30)
+        t_dismissing, _ = s.watcher.phase("dismissing", 1)
+        page.wait_for("document.getElementById('splash').hidden")
+        time.sleep(0.3)
+        frames = [f for f in page.stop_screencast() if f.timestamp > navigation]
+        assert app.paths == ["/home/orders/42?sheet=help"], app.paths
+        first_frame = [st for _, st in s.watcher.states if any(x["id"] == "first-frame" and x["status"] == "succeeded" for x in st["steps"])]
+        assert first_frame, "the page completed first-frame"
+        assert app.painted_at is not None and app.painted_at < t_finished
+        record("app_first_paint_to_finished_ms", round((t_finished - app.painted_at) * 1000, 1))
+        record("hand_off_dismissing_to_finished_ms", round((t_finished - t_dismissing) * 1000, 1))
+        record("app_first_paint_to_dismissing_ms (includes what is left of min_display)", round((t_dismissing - app.painted_at) * 1000, 1))
+        teal, orange = (13, 115, 119), (255, 136, 0)
+
+        def on_blend(rgb, tol=8):
+            # Some t in [0, 1] with rgb ≈ teal + t (orange - teal).
+            t = sum((c - a) * (b - a) for c, a, b in zip(rgb, teal, orange)) / sum((b - a) ** 2 for a, b in zip(teal, orange))
+            t = min(1, max(0, t))
+            return all(abs(c - (a + t * (b - a))) <= tol for c, a, b in zip(rgb, teal, orange)), t
+
+        seen = []
+        for frame in frames:
+            image = frame.image()
+            for x, y in ((4, 4), (795, 595), (400, 40)):
+                ok, t = on_blend(image.pixel(x, y))
+                assert ok, f"a frame of another color at {x},{y}: {image.pixel(x, y)}"
+            seen.append(round(on_blend(image.pixel(4, 4))[1], 2))
+        assert seen[0] == 0 and seen[-1] == 1, seen
+        assert seen == sorted(seen), f"splash, fade, app, in that order: {seen}"
+        record("hand_off_frames", {"frames": len(frames), "blend": seen})
+        save(page, "hand-off-app")
+        page.close()
+    finally:
+        app.close()
+
+
+def test_bridge_refuses_commands_without_token_or_from_another_origin(stack):
+    s = stack(SIGNAL)
+    ws_url = s.url.replace("http://", "ws://").replace("/?", "/ws?")
+    token_less = ws_url.split("?")[0]
+
+    def connect(url, origin):
+        ws = websocket.create_connection(url, origin=origin, timeout=10) if origin else \
+            websocket.create_connection(url, timeout=10, suppress_origin=True)
+        first = json.loads(ws.recv())
+        return ws, first
+
+    def reply(ws):
+        while True:
+            m = json.loads(ws.recv())
+            if m["type"] in ("ok", "error"):
+                return m
+
+    ws, hello = connect(ws_url, s.origin)
+    assert hello == {"type": "bridge", "connected": True, "control": True}
+    ws.send(json.dumps({"cmd": "dismissed", "id": "page-1"}))
+    m = reply(ws)
+    assert m["code"] == "invalid-transition" and m["id"] == "page-1", "it reached splashd"
+    ws.send(json.dumps({"cmd": "relaunch", "id": 2}))
+    assert reply(ws)["code"] == "permission-denied"
+    ws.close()
+
+    ws, hello = connect(token_less, s.origin)
+    assert hello["control"] is False
+    ws.send(json.dumps({"cmd": "retry", "id": 3}))
+    m = reply(ws)
+    assert m["code"] == "permission-denied" and m["id"] == 3
+    ws.close()
+
+    for url, origin in ((ws_url.replace("token=", "token=0"), s.origin), (ws_url, "http://evil.example"),
+                        (ws_url, "null")):
+        with pytest.raises(websocket.WebSocketBadStatusException) as refused:
+            websocket.create_connection(url, origin=origin, timeout=10)
+        assert refused.value.status_code == 403
+
+    ws, hello = connect(ws_url, None)
+    assert hello["control"] is False, "a token counts only from the page's own origin"
+    ws.close()
+    import urllib.request
+    request = urllib.request.Request(s.origin + "/", headers={"Host": "rebound.example:80"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 403
+    assert s.ctl("status", "--json").returncode == 0 and s.watcher.latest["phase"] == "loading", "nothing changed"
+
+
+def test_page_follows_a_restarted_daemon(browser, stack):
+    s = stack(SIGNAL)
+    page = open_page(browser, s)
+    first = page.evaluate("document.documentElement.dataset.launch")
+    s.stop_daemon()
+    page.wait_for("document.documentElement.dataset.bridge === 'disconnected'")
+    s.start_daemon()
+    page.wait_for(f"document.documentElement.dataset.bridge === 'connected' && document.documentElement.dataset.launch !== '{first}'")
+    s.ctl("complete", "wait")
+    s.watcher.phase("finished", 10)
+    page.close()
