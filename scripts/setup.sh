@@ -13,9 +13,13 @@ command -v jq >/dev/null || need+=(jq)                  # ... and reads the jour
 command -v openssl >/dev/null || need+=(openssl)        # ... and makes a CA for its HTTPS server
 command -v dpkg-shlibdeps >/dev/null || need+=(dpkg-dev)  # make deb: Depends and the changelog
 command -v lintian >/dev/null || need+=(lintian)        # the package is checked after make deb
+command -v chromium >/dev/null || need+=(chromium)      # the renderer's tests drive it over DevTools
+fc-list 2>/dev/null | grep -q "Inter:" || need+=(fonts-inter)  # the reference theme's font
 if [ "${#need[@]}" -gt 0 ]; then
   echo "setup: installing ${need[*]}" >&2
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+# The browser tests' Python side: pytest, and websocket-client for the DevTools protocol.
+python3 -c "import websocket, pytest" 2>/dev/null || python3 -m pip install -q --disable-pip-version-check websocket-client pytest

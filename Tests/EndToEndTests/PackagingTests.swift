@@ -14,18 +14,34 @@ import TestSupport
         "etc/splashd/splashd.toml",
         "usr/bin/splashctl",
         "usr/bin/splashd",
+        "usr/bin/splashd-web",
         "usr/lib/splashd/plugins/wait-device.toml",
         "usr/lib/splashd/plugins/wait-device/wait-device.sh",
         "usr/lib/splashd/plugins/wait-network.toml",
         "usr/lib/splashd/plugins/wait-network/wait-network.sh",
         "usr/lib/systemd/catalog/splashd.catalog",
         "usr/lib/systemd/system/splashd-finished.service",
+        "usr/lib/systemd/system/splashd-web.service",
         "usr/lib/systemd/system/splashd.service",
         "usr/lib/systemd/system/splashd.socket",
         "usr/lib/sysusers.d/splashd.conf",
         "usr/lib/tmpfiles.d/splashd.conf",
         "usr/share/bash-completion/completions/splashctl",
         "usr/share/bash-completion/completions/splashd",
+        "usr/share/bash-completion/completions/splashd-web",
+        "usr/share/doc/splashd/examples/kiosk/README.md",
+        "usr/share/doc/splashd/examples/kiosk/splashd-kiosk",
+        "usr/share/doc/splashd/examples/kiosk/splashd-kiosk.service",
+        "usr/share/fish/vendor_completions.d/splashd-web.fish",
+        "usr/share/man/man1/splashd-web.1.gz",
+        "usr/share/splashd/themes/default/logo.svg",
+        "usr/share/splashd/themes/default/theme.toml",
+        "usr/share/splashd/themes/reference/logo.svg",
+        "usr/share/splashd/themes/reference/theme.toml",
+        "usr/share/splashd/web/index.html",
+        "usr/share/splashd/web/splash.css",
+        "usr/share/splashd/web/splash.js",
+        "usr/share/zsh/vendor-completions/_splashd-web",
         "usr/share/doc/splashd/README.md",
         "usr/share/doc/splashd/examples/splashd.toml",
         "usr/share/doc/splashd/plugins/README.md",
@@ -39,7 +55,7 @@ import TestSupport
     ]
 
     static let executables: Set<String> = [
-        "usr/bin/splashctl", "usr/bin/splashd",
+        "usr/bin/splashctl", "usr/bin/splashd", "usr/bin/splashd-web",
         "usr/lib/splashd/plugins/wait-device/wait-device.sh",
         "usr/lib/splashd/plugins/wait-network/wait-network.sh",
     ]
@@ -81,7 +97,7 @@ import TestSupport
     }
 
     func binariesAreStrippedAndRun(_ root: String) throws {
-        for tool in ["splashd", "splashctl"] {
+        for tool in ["splashd", "splashctl", "splashd-web"] {
             let path = "\(root)/usr/bin/\(tool)"
             if let readelf = Tool.path("readelf") {
                 let sections = try ProcessRunner.run(readelf, ["-S", "-W", path])
@@ -101,6 +117,9 @@ import TestSupport
             ("systemd/splashd.service", "usr/lib/systemd/system/splashd.service"),
             ("systemd/splashd.socket", "usr/lib/systemd/system/splashd.socket"),
             ("systemd/splashd-finished.service", "usr/lib/systemd/system/splashd-finished.service"),
+            ("systemd/splashd-web.service", "usr/lib/systemd/system/splashd-web.service"),
+            ("renderer/web/splash.js", "usr/share/splashd/web/splash.js"),
+            ("renderer/themes/reference/theme.toml", "usr/share/splashd/themes/reference/theme.toml"),
             ("systemd/sysusers.d/splashd.conf", "usr/lib/sysusers.d/splashd.conf"),
             ("systemd/tmpfiles.d/splashd.conf", "usr/lib/tmpfiles.d/splashd.conf"),
             ("systemd/splashd.catalog", "usr/lib/systemd/catalog/splashd.catalog"),
@@ -118,7 +137,7 @@ import TestSupport
         guard let groff = Tool.path("groff") else { return }
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        for page in ["man8/splashd.8.gz", "man1/splashctl.1.gz", "man5/splashd.toml.5.gz"] {
+        for page in ["man8/splashd.8.gz", "man1/splashctl.1.gz", "man1/splashd-web.1.gz", "man5/splashd.toml.5.gz"] {
             let plain = dir.file("page")
             let unzip = try ProcessRunner.run(Tool.path("sh")!, ["-c", "gzip -dc \"$0\" > \"$1\"", "\(root)/usr/share/man/\(page)", plain])
             #expect(unzip.status == 0, "\(unzip.stderr)")
@@ -130,8 +149,8 @@ import TestSupport
     /// swift-argument-parser writes them from the binaries: splashd's too, past its own reader of
     /// the run command line.
     func completionsComeFromTheBinaries(_ root: String) throws {
-        for tool in ["splashd", "splashctl"] {
-            let word = tool == "splashd" ? "state-dir" : "critical-chain"
+        for tool in ["splashd", "splashctl", "splashd-web"] {
+            let word = ["splashd": "state-dir", "splashctl": "critical-chain", "splashd-web": "url-file"][tool]!
             for file in [
                 "usr/share/bash-completion/completions/\(tool)", "usr/share/zsh/vendor-completions/_\(tool)",
                 "usr/share/fish/vendor_completions.d/\(tool).fish",
@@ -173,14 +192,14 @@ import TestSupport
 
     /// The committed pages were made from the command lines these binaries have (`make man`
     /// regenerates them).
-    @Test(.enabled(if: Tool.has("sha256sum"), "sha256sum is not installed"), arguments: ["splashd.8", "splashctl.1"])
+    @Test(.enabled(if: Tool.has("sha256sum"), "sha256sum is not installed"), arguments: ["splashd.8", "splashctl.1", "splashd-web.1"])
     func generatedManPagesAreCurrent(page: String) throws {
         let tool = String(page.prefix { $0 != "." })
         let text = try String(contentsOfFile: "\(Binaries.packageRoot)/man/\(page)", encoding: .utf8)
         let recorded = text.split(separator: "\n").dropFirst().first.flatMap { line in
             line.range(of: "(sha256 ").map { String(line[$0.upperBound...].prefix(64)) }
         }
-        let dump = try ProcessRunner.run(tool == "splashd" ? Binaries.splashd : Binaries.splashctl, ["--experimental-dump-help"])
+        let dump = try ProcessRunner.run("\(Binaries.directory)/\(tool)", ["--experimental-dump-help"])
         #expect(dump.status == 0, "\(dump.stderr)")
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
