@@ -16,7 +16,7 @@ public struct Theme: Sendable, Equatable {
         public var secondary: String
         /// The circle behind the logo; `transparent` for none.
         public var logoBackground: String
-        /// The loading indicator, the progress bar and the Retry button.
+        /// The loading indicator, the progress bar and the buttons' focus ring.
         public var indicator: String
 
         public init(background: String, foreground: String, secondary: String, logoBackground: String, indicator: String) {
@@ -73,6 +73,8 @@ public struct Theme: Sendable, Equatable {
     public var logo: String?
     /// A CSS font family name (e.g. `Inter`), tried before the system's UI font.
     public var font: String?
+    /// A font file beside `theme.toml` that provides `font` (else it must be installed).
+    public var fontFile: String?
     public var appearance: Appearance
     public var motion: Motion
     public var indicator: Indicator

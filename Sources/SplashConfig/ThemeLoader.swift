@@ -43,7 +43,7 @@ public enum ThemeLoader {
         var problems: [ConfigError.Problem] = []
         problems.collect(
             try root.checkKeys([
-                "name", "tagline", "logo", "font", "appearance", "motion", "indicator", "show_progress",
+                "name", "tagline", "logo", "font", "font_file", "appearance", "motion", "indicator", "show_progress",
                 "show_step", "app_step", "colors", "destinations",
             ])
         )
@@ -54,6 +54,7 @@ public enum ThemeLoader {
         theme.tagline = problems.collect(try text(root, "tagline")) ?? nil
         theme.logo = problems.collect(try logo(root, directory: directory)) ?? nil
         theme.font = problems.collect(try font(root)) ?? nil
+        theme.fontFile = problems.collect(try fontFile(root, directory: directory, family: theme.font)) ?? nil
         theme.appearance = (problems.collect(try choice(root, "appearance", Theme.Appearance.self)) ?? nil) ?? .auto
         theme.motion = (problems.collect(try choice(root, "motion", Theme.Motion.self)) ?? nil) ?? .auto
         theme.indicator = (problems.collect(try choice(root, "indicator", Theme.Indicator.self)) ?? nil) ?? .dots
@@ -120,13 +121,27 @@ public enum ThemeLoader {
             let allowed = imageTypes.keys.sorted().map { "." + $0 }.joined(separator: ", ")
             throw table.error(at: "logo", "logo must be a file name beside theme.toml ending in \(allowed)")
         }
+        try readable(table, "logo", name: name, directory: directory)
+        return name
+    }
+
+    private static func fontFile(_ table: TableReader, directory: String, family: String?) throws(ConfigError) -> String? {
+        guard let name = try table.string("font_file") else { return nil }
+        guard let type = assetType(name), fontTypes.values.contains(type) else {
+            throw table.error(at: "font_file", "font_file must be a file name beside theme.toml ending in .woff2, .woff, .otf or .ttf")
+        }
+        guard family != nil else { throw table.error(at: "font_file", "font_file needs font, the family name it is used under") }
+        try readable(table, "font_file", name: name, directory: directory)
+        return name
+    }
+
+    private static func readable(_ table: TableReader, _ key: String, name: String, directory: String) throws(ConfigError) {
         let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
         do {
             _ = try FileSystem.readFile(path, limit: maximumAssetSize)
         } catch {
-            throw table.error(at: "logo", "cannot read logo \"\(name)\": \(error.reason)")
+            throw table.error(at: key, "cannot read \(key) \"\(name)\": \(error.reason)")
         }
-        return name
     }
 
     private static func font(_ table: TableReader) throws(ConfigError) -> String? {
@@ -158,7 +173,7 @@ public enum ThemeLoader {
         guard isColor(text) else {
             throw table.error(
                 at: key,
-                "\(table.keyPrefix)\(key)\(table.suffix) must be a color: #RGB, #RRGGBB, #RRGGBBAA, rgb(…), rgba(…) or transparent, not \"\(text)\""
+                "\(table.keyPrefix)\(key)\(table.suffix) must be a color: #RGB, #RGBA, #RRGGBB, #RRGGBBAA, rgb(R, G, B), rgba(R, G, B, A) or transparent, not \"\(text)\""
             )
         }
         return text
@@ -182,15 +197,10 @@ public enum ThemeLoader {
             let digits = bytes.dropFirst()
             return [3, 4, 6, 8].contains(digits.count) && digits.allSatisfy(isHexDigit)
         }
-        for prefix in ["rgb(", "rgba("] where text.hasPrefix(prefix) && text.hasSuffix(")") {
+        for (prefix, count) in [("rgb(", 3), ("rgba(", 4)] where text.hasPrefix(prefix) && text.hasSuffix(")") {
             let inner = text.dropFirst(prefix.count).dropLast()
             let parts = inner.split(separator: ",", omittingEmptySubsequences: false)
-            guard parts.count == 3 || parts.count == 4 else { return false }
-            return parts.allSatisfy { part in
-                let trimmed = part.trimmingSpaces
-                guard !trimmed.isEmpty, trimmed.count <= 8 else { return false }
-                return trimmed.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "%") }
-            }
+            return parts.count == count && parts.allSatisfy { isNumber($0.trimmingSpaces) }
         }
         return false
     }
@@ -198,8 +208,17 @@ public enum ThemeLoader {
     /// The content type a theme file is served as, from its name; nil for a name that is not a
     /// plain file name with a known extension.
     public static func assetType(_ name: String) -> String? {
-        guard !name.isEmpty, !name.hasPrefix("."), !name.contains("/"), !name.contains("\\"), name.utf8.count <= 255 else { return nil }
-        guard name.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else { return nil }
+        // Letters, digits, `.`, `-` and `_` only: a name goes into a URL, an HTML attribute and CSS.
+        guard !name.isEmpty, !name.hasPrefix("."), name.utf8.count <= 255 else { return nil }
+        let plain = name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                true
+            default: false
+            }
+        }
+        guard plain else { return nil }
         guard let dot = name.lastIndex(of: ".") else { return nil }
         let ext = name[name.index(after: dot)...].lowercased()
         return imageTypes[ext] ?? fontTypes[ext]
@@ -207,6 +226,15 @@ public enum ThemeLoader {
 
     /// Font files a theme may ship beside its logo (referenced from nowhere but served).
     public static let fontTypes: [String: String] = ["woff2": "font/woff2", "woff": "font/woff", "otf": "font/otf", "ttf": "font/ttf"]
+
+    /// `12`, `0.8`, `.5`, `50%`: digits with at most one point, then an optional `%`.
+    private static func isNumber(_ text: Substring) -> Bool {
+        var bytes = Array(text.utf8)
+        if bytes.last == UInt8(ascii: "%") { bytes.removeLast() }
+        let digits = bytes.filter { $0 >= 0x30 && $0 <= 0x39 }.count
+        let points = bytes.filter { $0 == UInt8(ascii: ".") }.count
+        return digits > 0 && digits <= 6 && points <= 1 && digits + points == bytes.count
+    }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)

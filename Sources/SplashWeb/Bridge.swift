@@ -230,10 +230,13 @@ public final class Bridge: @unchecked Sendable {
         send(writer.bytes, to: key)
     }
 
+    /// A page that does not read is never sent more: it misses states (and gets the latest once
+    /// it reads again) and events (rare: quick actions after `finished`), so its queue stays
+    /// within the channel's high water mark.
     private func broadcast(_ line: ByteBuffer, isState: Bool) {
         for key in pages.keys {
-            if isState, let channel = pages[key]?.channel, !channel.isWritable {
-                pages[key]?.behind = true
+            if let channel = pages[key]?.channel, !channel.isWritable {
+                if isState { pages[key]?.behind = true }
                 continue
             }
             send(line, to: key)

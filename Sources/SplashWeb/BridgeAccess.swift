@@ -9,7 +9,8 @@ public import SplashCore
 /// - A WebSocket whose URL carries the per-start `token` may send renderer commands; one without a
 ///   token is a read-only viewer (states and events only); a wrong token is refused.
 /// - Renderer commands are `dismissed`, `retry`, `continue-offline` and `complete` of the theme's
-///   `app_step` only; anything else is answered `permission-denied` and never reaches the daemon.
+///   `app_step` only, and `ping` from anyone; anything else is answered `permission-denied` and
+///   never reaches the daemon.
 public struct BridgeAccess: Sendable {
     /// The `host:port` forms this bridge answers to.
     public let authorities: Set<String>
@@ -67,7 +68,8 @@ public struct BridgeAccess: Sendable {
             Result<Request, ProtocolError>.failure(ProtocolError(code: .permissionDenied, message: message, id: request.id))
         }
         switch request.command {
-        case .ping, .state: return .success(request)
+        case .ping: return .success(request)
+        case .state: return denied("the bridge relays every state to its pages: there is no need to ask")
         case .dismissed, .retry, .continueOffline:
             return grant == .control ? .success(request) : denied("this page was opened without the bridge's token")
         case .complete(let step):

@@ -63,6 +63,9 @@ public enum SplashPage {
             css += "@media (prefers-color-scheme: dark){:root{\(properties(theme.dark))color-scheme:dark}}"
         }
         css += "html,body{background:var(--bg)}"
+        if let family = theme.font, let file = theme.fontFile {
+            css += "@font-face{font-family:\"\(family)\";src:url(\"/theme/\(file)\");font-weight:100 900;font-display:block}"
+        }
         return css
     }
 

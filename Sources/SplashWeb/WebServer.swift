@@ -31,6 +31,12 @@ public final class WebServer: Sendable {
     public static func start(
         host: String, port: Int, site: WebSite, socketPath: String, group: any EventLoopGroup, logger: Logger
     ) async throws -> WebServer {
+        // Refused before anything is bound: a non-loopback address is never open, even briefly.
+        if host != "localhost" {
+            guard let literal = try? SocketAddress(ipAddress: host, port: 0), Self.isLoopback(literal) else {
+                throw StartError(description: "\(host) is not a loopback address: splashd-web serves this machine only")
+            }
+        }
         let serving = NIOLockedValueBox<(Bridge, WebSite)?>(nil)
         let channel: any Channel
         do {

@@ -33,13 +33,8 @@ public struct WebSite: Sendable {
 
     /// Reads the page from `webRoot` and the theme from `themeDirectory`.
     public init(webRoot: String, themeDirectory: String) throws {
-        let theme: Theme
-        do {
-            theme = try ThemeLoader.load(directory: themeDirectory)
-        } catch {
-            throw LoadError(description: "bad theme:\n\(error.description)")
-        }
-        var resources: [String: Resource] = [:]
+        let (theme, themeFiles) = try Self.readTheme(directory: themeDirectory)
+        var resources = themeFiles
         for (name, type) in Self.pageFiles {
             let bytes = try Self.read(webRoot + "/" + name, limit: 1 << 20)
             if name == "index.html" {
@@ -49,18 +44,32 @@ public struct WebSite: Sendable {
                 resources["/" + name] = Resource(bytes: bytes, contentType: type)
             }
         }
-        var total = 0
-        for name in try Self.list(themeDirectory).sorted() {
-            guard let type = ThemeLoader.assetType(name) else { continue }
-            let bytes = try Self.read(themeDirectory + "/" + name, limit: ThemeLoader.maximumAssetSize)
-            total += bytes.count
-            guard total <= Self.maximumThemeBytes else {
-                throw LoadError(description: "the theme's files pass \(Self.maximumThemeBytes >> 20) MiB in all")
-            }
-            resources["/theme/" + name] = Resource(bytes: bytes, contentType: type)
-        }
         self.theme = theme
         self.resources = resources
+    }
+
+    /// Reads a theme: `theme.toml` and every file of the directory that a page may load (images
+    /// and fonts, each a regular file of at most 2 MiB, 8 MiB in all), by their paths under
+    /// `/theme/`. `splashd-web check` runs exactly this, so a theme it passes also starts.
+    public static func readTheme(directory: String) throws -> (Theme, [String: Resource]) {
+        let theme: Theme
+        do {
+            theme = try ThemeLoader.load(directory: directory)
+        } catch {
+            throw LoadError(description: error.description)
+        }
+        var files: [String: Resource] = [:]
+        var total = 0
+        for name in try list(directory).sorted() {
+            guard let type = ThemeLoader.assetType(name) else { continue }
+            let bytes = try read(directory + "/" + name, limit: ThemeLoader.maximumAssetSize)
+            total += bytes.count
+            guard total <= maximumThemeBytes else {
+                throw LoadError(description: "\(directory): the theme's files pass \(maximumThemeBytes >> 20) MiB in all")
+            }
+            files["/theme/" + name] = Resource(bytes: bytes, contentType: type)
+        }
+        return (theme, files)
     }
 
     static func read(_ path: String, limit: Int) throws -> [UInt8] {

@@ -83,7 +83,7 @@ extension SplashdWeb {
                     webRoot: webRoot ?? SharedFiles.directory + "/web", themeDirectory: theme ?? SharedFiles.defaultTheme
                 )
             } catch {
-                FileHandleStderr.write("splashd-web: \(error)\n")
+                FileHandleStderr.write("splashd-web: cannot serve the page:\n\(error)\n")
                 throw ExitCode(78)
             }
             let environment = ProcessInfoEnvironment.current
@@ -100,7 +100,16 @@ extension SplashdWeb {
                 throw ExitCode(69)
             }
             FileHandleStderr.write(server.url + "\n", to: 1)
-            if let urlFile { try Self.writeAtomically(server.url + "\n", to: urlFile) }
+            if let urlFile {
+                do {
+                    try Self.writeAtomically(server.url + "\n", to: urlFile)
+                } catch {
+                    FileHandleStderr.write("splashd-web: \(error)\n")
+                    await server.close()
+                    try? await group.shutdownGracefully()
+                    throw ExitCode(73)  // EX_CANTCREAT
+                }
+            }
             logger.info("serving the splash page for \(socketPath) on \(server.url.prefix { $0 != "?" })")
             let notifier = SystemdNotifier(environment: environment)
             _ = notifier.notify("READY=1\nSTATUS=serving \(server.url.prefix { $0 != "?" })")
@@ -119,18 +128,24 @@ extension SplashdWeb {
             return host.isEmpty ? nil : (host, port)
         }
 
-        /// Writes `text` to a temporary file beside `path`, then renames it into place.
+        /// Why the URL file could not be written.
+        struct WriteError: Error, CustomStringConvertible {
+            var description: String
+        }
+
+        /// Writes `text` to a temporary file beside `path`, then renames it into place. Mode 0640:
+        /// the URL holds the token, for the owner and the group (splash, the control group) only.
         static func writeAtomically(_ text: String, to path: String) throws {
             let temporary = path + ".tmp-\(getpid())"
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw ValidationError("cannot write \(path): \(String(cString: strerror(errno)))") }
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
+            guard descriptor >= 0 else { throw WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
             let bytes = Array(text.utf8)
             let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
             fsync(descriptor)
             close(descriptor)
             guard written == bytes.count, rename(temporary, path) == 0 else {
                 unlink(temporary)
-                throw ValidationError("cannot write \(path): \(String(cString: strerror(errno)))")
+                throw WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))")
             }
         }
     }
@@ -144,10 +159,10 @@ extension SplashdWeb {
 
         func run() throws {
             do {
-                let theme = try ThemeLoader.load(directory: theme)
-                print("theme \"\(theme.name)\" is valid")
+                let (theme, files) = try WebSite.readTheme(directory: theme)
+                print("theme \"\(theme.name)\" is valid (\(files.count) files)")
             } catch {
-                FileHandleStderr.write("\(error.description)\n")
+                FileHandleStderr.write("\(error)\n")
                 throw ExitCode(78)
             }
         }

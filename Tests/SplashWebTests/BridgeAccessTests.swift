@@ -46,6 +46,7 @@ import Testing
         for line in [
             #"{"cmd":"relaunch","id":7}"#, #"{"cmd":"sign-out"}"#, #"{"cmd":"action","name":"x"}"#,
             #"{"cmd":"open","url":"kiosk://x"}"#, #"{"cmd":"complete","step":"other"}"#, #"{"cmd":"subscribe"}"#,
+            #"{"cmd":"state"}"#, #"{"cmd":"blame"}"#, #"{"cmd":"sign-in","session":{"access_token":"x"}}"#,
         ] {
             guard case .failure(let error) = check(line, .control) else {
                 Issue.record("\(line) would reach the daemon")

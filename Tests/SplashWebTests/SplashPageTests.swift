@@ -27,6 +27,16 @@ import Testing
         #expect(!page.contains("{{") && !page.contains("<!--splashd:"))
     }
 
+    @Test func aThemeFontFileIsDeclared() {
+        let theme = Theme(name: "A", font: "Brand")
+        #expect(!SplashPage.render(template: template, theme: theme).contains("@font-face"), "an installed font needs none")
+        var shipped = theme
+        shipped.fontFile = "Brand.woff2"
+        let page = SplashPage.render(template: template, theme: shipped)
+        #expect(page.contains("@font-face{font-family:\"Brand\";src:url(\"/theme/Brand.woff2\")"))
+        #expect(page.contains("--font:\"Brand\",system-ui"))
+    }
+
     @Test func aFixedAppearanceHasNoMediaQuery() {
         var theme = Theme(name: "A", appearance: .dark)
         theme.dark.background = "#1E1E1E"

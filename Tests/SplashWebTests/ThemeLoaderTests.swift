@@ -77,6 +77,21 @@ import TestSupport
         #expect(error.description.contains("absolute http:// or https:// URL"))
     }
 
+    @Test func aFontFileNeedsItsFamilyAndExists() throws {
+        let theme = try load("name = \"A\"\nfont = \"Brand\"\nfont_file = \"Brand.woff2\"\n", files: ["Brand.woff2": "wOF2"]).get()
+        #expect(theme.font == "Brand" && theme.fontFile == "Brand.woff2")
+        guard case .failure(let error) = try load("name = \"A\"\nfont_file = \"Brand.woff2\"\n", files: ["Brand.woff2": "wOF2"]) else {
+            Issue.record("font_file without font was accepted")
+            return
+        }
+        #expect(error.line == 2 && error.message.contains("font_file needs font"))
+        guard case .failure(let missing) = try load("name = \"A\"\nfont = \"B\"\nfont_file = \"B.ttf\"\n") else {
+            Issue.record("a missing font file was accepted")
+            return
+        }
+        #expect(missing.message.contains("cannot read font_file \"B.ttf\""))
+    }
+
     @Test func aMissingLogoFileIsAnError() throws {
         guard case .failure(let error) = try load("name = \"A\"\nlogo = \"gone.svg\"\n") else {
             Issue.record("a theme naming a missing logo was accepted")
@@ -89,7 +104,8 @@ import TestSupport
         ("#0D7377", true), ("#fff", true), ("#00000080", true), ("transparent", true),
         ("rgba(255, 255, 255, 0.8)", true), ("rgb(10%,20%,30%)", true),
         ("#12345", false), ("red", false), ("rgba(1,2)", false), ("rgb(1,2,3);x:y", false),
-        ("url(x)", false), ("", false), ("rgba(1,2,3,calc(1))", false),
+        ("url(x)", false), ("", false), ("rgba(1,2,3,calc(1))", false), ("rgb(.,%,.)", false),
+        ("rgba(1,2,3)", false), ("rgb(1,2,3,0.5)", false), ("rgb(1..2,3,4)", false), ("#0D7", true), ("#0D77", true),
     ])
     func colorGrammar(text: String, valid: Bool) {
         #expect(ThemeLoader.isColor(text) == valid)
@@ -98,7 +114,7 @@ import TestSupport
     @Test func assetNamesArePlainFileNames() {
         #expect(ThemeLoader.assetType("logo.svg") == "image/svg+xml")
         #expect(ThemeLoader.assetType("Inter.woff2") == "font/woff2")
-        for name in ["../x.svg", "a/b.png", ".hidden.png", "theme.toml", "x.html", "a b.svg"] {
+        for name in ["../x.svg", "a/b.png", ".hidden.png", "theme.toml", "x.html", "a b.svg", "x\".svg", "x).woff2", "é.png"] {
             #expect(ThemeLoader.assetType(name) == nil, "\(name)")
         }
     }
