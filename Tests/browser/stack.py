@@ -117,6 +117,9 @@ class Stack:
             path = os.path.join(self.theme, "theme.toml")
             with open(path) as f:
                 text = f.read()
+            for old, new in theme.get("replace", []):
+                assert old in text, old
+                text = text.replace(old, new)
             with open(path, "w") as f:
                 f.write(theme.get("prepend", "") + "\n" + text + "\n" + theme.get("append", "") + "\n")
         self.daemon = None
@@ -192,8 +195,9 @@ class AppServer:
 
     COLOR = "#FF8800"
 
-    def __init__(self):
+    def __init__(self, delay: float = 0):
         app = self
+        self.delay = delay
         self.painted_at: float | None = None
         self.paths: list[str] = []
 
@@ -205,6 +209,8 @@ class AppServer:
                     content_type = "text/plain"
                 else:
                     app.paths.append(self.path)
+                    if app.delay:
+                        time.sleep(app.delay)  # a slow app server: the hand-off must wait for it
                     body = (f"<!doctype html><html><head><style>html,body{{margin:0;height:100%;overflow:hidden;background:{AppServer.COLOR}}}p{{margin:0}}"
                             "</style></head><body><p id=t>app</p><script>requestAnimationFrame(()=>requestAnimationFrame(()=>"
                             "fetch('/painted')))</script></body></html>").encode()

@@ -11,6 +11,10 @@
   const EXIT_MS = 300;
 
   let socket = null, retryDelay = 100, nextId = 1;
+  // A bridge that restarted has a new token and refuses the old one: after three refusals in a
+  // row the page goes on as a read-only viewer (it still draws; splashd ends dismissing itself
+  // after exit_animation). The kiosk unit restarts the browser on the new URL.
+  let refusals = 0, query = location.search;
   let state = null;          // the latest state
   let launch = null;         // the launch the page is drawing
   let exit = null;           // the exit animation, once started
@@ -30,17 +34,20 @@
   }
 
   function connect() {
-    socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws" + location.search);
-    socket.onopen = () => { retryDelay = 100; };
-    socket.onmessage = (event) => {
+    const current = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws" + query);
+    let opened = false;
+    socket = current;
+    current.onopen = () => { opened = true; refusals = 0; retryDelay = 100; };
+    current.onmessage = (event) => {
       let message;
       try { message = JSON.parse(event.data); } catch (_) { return; }
       if (message.type === "state") render(message);
       else if (message.type === "bridge") root.dataset.bridge = message.connected ? "connected" : "disconnected";
       else if (message.type === "error") console.warn("splashd-web:", message.code, message.message);
     };
-    socket.onclose = () => {
+    current.onclose = () => {
       root.dataset.bridge = "disconnected";
+      if (!opened && ++refusals >= 3 && query) { query = ""; root.dataset.viewer = "true"; }
       setTimeout(connect, retryDelay);
       retryDelay = Math.min(retryDelay * 2, 1000);
     };
@@ -115,7 +122,9 @@
     // The app beneath the splash, once its screen is known.
     const url = urlFor(next.destination);
     if (url) loadApp(url);
-    if (theme.app_step && appPainted && !completed && next.phase === "loading") {
+    // In loading, or in a soft timeout (work goes on, and finishing it moves the launch on).
+    const working = next.phase === "loading" || (next.phase === "error" && next.error && next.error.code === "timeout");
+    if (theme.app_step && appPainted && !completed && working) {
       const step = (next.steps || []).find((s) => s.id === theme.app_step);
       if (step && step.status === "running") completed = send({ cmd: "complete", step: theme.app_step });
     }
