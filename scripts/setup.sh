@@ -14,7 +14,7 @@ command -v openssl >/dev/null || need+=(openssl)        # ... and makes a CA for
 command -v dpkg-shlibdeps >/dev/null || need+=(dpkg-dev)  # make deb: Depends and the changelog
 command -v lintian >/dev/null || need+=(lintian)        # the package is checked after make deb
 command -v chromium >/dev/null || need+=(chromium)      # the renderer's tests drive it over DevTools
-fc-list 2>/dev/null | grep -q "Inter:" || need+=(fonts-inter)  # the reference theme's font
+dpkg -s fonts-inter >/dev/null 2>&1 || need+=(fonts-inter)  # the reference theme's font
 if [ "${#need[@]}" -gt 0 ]; then
   echo "setup: installing ${need[*]}" >&2
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
