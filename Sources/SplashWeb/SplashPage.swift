@@ -103,20 +103,6 @@ public enum SplashPage {
         return out
     }
 
-    /// `&`, `<`, `>`, `"` and `'` as character references.
-    public static func escapeHTML(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    /// `&`, `<`, `>`, `"` and `'` as character references (`Markup.escape`).
+    public static func escapeHTML(_ text: String) -> String { Markup.escape(text) }
 }

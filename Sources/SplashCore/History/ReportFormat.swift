@@ -54,24 +54,7 @@ enum ReportFormat {
     }
 
     /// Escapes text for XML content and attribute values; drops characters XML 1.0 cannot hold.
-    static func xml(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
-            default:
-                let value = scalar.value
-                if value < 0x20 || value == 0xFFFE || value == 0xFFFF { out += "\u{FFFD}" } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out
-    }
+    static func xml(_ text: String) -> String { Markup.escape(text) }
 
     /// Escapes text for a double-quoted Graphviz DOT string.
     static func dot(_ text: String) -> String {
