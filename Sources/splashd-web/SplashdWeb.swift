@@ -139,6 +139,8 @@ extension SplashdWeb {
             let temporary = path + ".tmp-\(getpid())"
             let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
             guard descriptor >= 0 else { throw WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
+            // Exactly 0640, whatever the umask.
+            fchmod(descriptor, 0o640)
             let bytes = Array(text.utf8)
             let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
             fsync(descriptor)
