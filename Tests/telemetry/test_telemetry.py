@@ -115,8 +115,9 @@ after = ["auth"]
         deadline_wait(lambda: len(self.finished_launches()) > before, 20, "the relaunch to finish")
 
     def start_exporter(self):
-        # A 2 s request timeout (the default is 10 s) keeps the offline test short.
+        # Shorter request and export timeouts than the defaults (10 s, 30 s) keep the tests short.
         env = dict(ENV, OTEL_EXPORTER_OTLP_ENDPOINT=self.endpoint, OTEL_EXPORTER_OTLP_TIMEOUT="2000",
+                   OTEL_BSP_EXPORT_TIMEOUT="3000", OTEL_METRIC_EXPORT_TIMEOUT="3000",
                    OTEL_RESOURCE_ATTRIBUTES="deployment.environment=test,host.name=kiosk-7")
         self.exporter = subprocess.Popen(
             [os.path.join(BIN, "splashd-otel"), "--socket", self.socket, "--state-dir", os.path.join(self.dir, "otel")],
@@ -234,3 +235,26 @@ def test_offline_launches_are_exported_once_and_a_restart_sends_nothing_twice(cl
     assert len(ids) == 4 and len(set(ids)) == 4, f"exported twice: {ids}"
     print(f"offline catch-up: 3 launches delivered {caught_up:.2f} s after the receiver came back; "
           f"after a restart: 4 launches, each once")
+
+
+def test_a_collector_answering_503_costs_one_log_line_and_gets_the_launch_once(cleanup):
+    receiver = Receiver()
+    receiver.status = 503
+    cleanup(receiver)
+    device = Device(receiver.endpoint)
+    cleanup(device)
+    deadline_wait(lambda: device.finished_launches(), 20, "the first launch")
+    device.start_exporter()
+    device.relaunch()
+    # Two failed export cycles at least (each retried inside swift-otel until its export timeout).
+    deadline_wait(lambda: "cannot export" in device.exporter_output(), 60, "a failed export")
+    first = receiver.refused
+    receiver.wait(lambda: receiver.refused > first, 60, "another failed cycle")
+    assert device.exporter_output().count("cannot export") == 1, "at most one line a minute"
+    receiver.status = 200
+    receiver.wait(lambda: len(receiver.roots()) == 2, 60, "both launches")
+    device.relaunch()
+    receiver.wait(lambda: len(receiver.roots()) == 3, 60, "the next launch")
+    ids = [attributes(r)["splashd.launch.id"] for r in receiver.roots()]
+    assert len(set(ids)) == 3 == len(ids), f"exported twice: {ids}"
+    print(f"503: {receiver.refused} refused requests, one log line, then each launch once")
