@@ -12,6 +12,7 @@ release:
 	$(SWIFT) build -c release --product splashd
 	$(SWIFT) build -c release --product splashctl
 	$(SWIFT) build -c release --product splashd-web
+	$(SWIFT) build -c release --product splashd-otel
 
 # The shipping binaries, in .build/release too: the Swift runtime linked in (--static-swift-stdlib),
 # so they run on a Debian 12 system without the Swift toolchain (SPEC §11). They replace `release`'s.
@@ -19,6 +20,7 @@ dist:
 	$(SWIFT) build -c release --static-swift-stdlib --product splashd
 	$(SWIFT) build -c release --static-swift-stdlib --product splashctl
 	$(SWIFT) build -c release --static-swift-stdlib --product splashd-web
+	$(SWIFT) build -c release --static-swift-stdlib --product splashd-otel
 
 # Installs everything under DESTDIR: binaries (stripped), units, sysusers and tmpfiles snippets,
 # journal catalog, shipped plugins, man pages, completions, docs, and /etc/splashd/splashd.toml

@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "splashd", targets: ["splashd"]),
         .executable(name: "splashctl", targets: ["splashctl"]),
         .executable(name: "splashd-web", targets: ["splashd-web"]),
+        .executable(name: "splashd-otel", targets: ["splashd-otel"]),
         .library(name: "SplashCore", targets: ["SplashCore"]),
         .library(name: "SplashClient", targets: ["SplashClient"]),
         // The fuzz targets, for the libFuzzer executables of the package in Fuzz/.
@@ -33,6 +34,12 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // `FileDescriptor.writeAll` (already linked through swift-subprocess).
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // Fleet telemetry, in splashd-otel only (docs/benchmarks.md, "Telemetry"): swift-otel's
+        // OTLP/HTTP exporter (protobuf) without its gRPC one, and the tracing and metrics APIs the
+        // spans and histograms are made with.
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         // Pure core: graph, phase machine, protocol types. No sockets, files or processes.
@@ -125,6 +132,24 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // A launch record as telemetry: the spans, events and measurements of SPEC §12, as plain
+        // values (no I/O, no OpenTelemetry types), and the exporter's persisted cursor.
+        .target(name: "SplashTelemetry", dependencies: ["SplashCore"], swiftSettings: strict),
+        // The fleet exporter: a client of the socket that sends each finished launch over OTLP.
+        .executableTarget(
+            name: "splashd-otel",
+            dependencies: [
+                "SplashTelemetry", "SplashClient", "SplashCore", "SplashPlugins", "SplashSystemd",
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         // A small blocking line client of the socket protocol (splashctl, tests, benchmarks).
         .target(name: "SplashClient", dependencies: ["SplashCore"], swiftSettings: strict),
         .executableTarget(
@@ -197,11 +222,12 @@ let package = Package(
             dependencies: ["SplashWeb", "SplashConfig", "SplashCore", "TestSupport"],
             swiftSettings: strict
         ),
+        .testTarget(name: "SplashTelemetryTests", dependencies: ["SplashTelemetry", "SplashCore"], swiftSettings: strict),
         .testTarget(name: "SplashClientTests", dependencies: ["SplashClient", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",
             // The executables are dependencies so `swift test` builds them; the tests run the binaries.
-            dependencies: ["SplashClient", "SplashCore", "TestSupport", "splashd", "splashctl", "splashd-web", "toml-test-decoder"],
+            dependencies: ["SplashClient", "SplashCore", "TestSupport", "splashd", "splashctl", "splashd-web", "splashd-otel", "toml-test-decoder"],
             swiftSettings: strict
         ),
     ],

@@ -50,7 +50,7 @@ fi
 # symbol of libz.so.1: swift-nio-extras links it besides its own copy of zlib. The dynamic
 # loader still needs it, so zlib1g stays.)
 printf 'Source: splashd\n\nPackage: splashd\nArchitecture: any\n' >"$staging/debian/control"
-shlibs=$(cd "$staging" && dpkg-shlibdeps -O -e"debian/splashd/usr/bin/splashd" -e"debian/splashd/usr/bin/splashctl" -e"debian/splashd/usr/bin/splashd-web" \
+shlibs=$(cd "$staging" && dpkg-shlibdeps -O -e"debian/splashd/usr/bin/splashd" -e"debian/splashd/usr/bin/splashctl" -e"debian/splashd/usr/bin/splashd-web" -e"debian/splashd/usr/bin/splashd-otel" \
     | sed -n 's/^shlibs:Depends=//p')
 [[ -n $shlibs ]] || { echo "deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 depends="$shlibs, systemd | systemd-standalone-sysusers | systemd-sysusers"

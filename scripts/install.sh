@@ -18,7 +18,7 @@ prefix=${PREFIX:-/usr}
 sysconfdir=${SYSCONFDIR:-/etc}
 strip=${STRIP:-strip}
 
-for tool in splashd splashctl splashd-web; do
+for tool in splashd splashctl splashd-web splashd-otel; do
     [[ -x $binaries/$tool ]] || { echo "install: no executable $binaries/$tool (make dist, or BINARIES=DIR)" >&2; exit 1; }
 done
 
@@ -37,13 +37,13 @@ file() { install -D -m "${3:-0644}" "$1" "$root$2"; }
 # Binaries, stripped as dh_strip strips an executable: no symbol table or debug info (the Swift
 # runtime's metadata lives in sections of its own and stays).
 dir "$bindir"
-for tool in splashd splashctl splashd-web; do
+for tool in splashd splashctl splashd-web splashd-otel; do
     install -m 0755 "$binaries/$tool" "$root$bindir/$tool"
     "$strip" --remove-section=.comment --remove-section=.note "$root$bindir/$tool"
 done
 
 # systemd: the units name /usr/bin and /usr/share/doc; another prefix is written into them.
-for unit in splashd.service splashd.socket splashd-finished.service splashd-web.service; do
+for unit in splashd.service splashd.socket splashd-finished.service splashd-web.service splashd-otel.service; do
     dir "$unitdir"
     sed -e "s|/usr/bin/splash|$bindir/splash|g" -e "s|file:/usr/share/doc/splashd/|file:$docdir/|g" \
         "systemd/$unit" >"$root$unitdir/$unit"
@@ -95,7 +95,7 @@ completions() { # TOOL SHELL DEST
 dir "$datadir/bash-completion/completions"
 dir "$datadir/zsh/vendor-completions"
 dir "$datadir/fish/vendor_completions.d"
-for tool in splashd splashctl splashd-web; do
+for tool in splashd splashctl splashd-web splashd-otel; do
     completions "$tool" bash "$datadir/bash-completion/completions/$tool"
     completions "$tool" zsh "$datadir/zsh/vendor-completions/_$tool"
     completions "$tool" fish "$datadir/fish/vendor_completions.d/$tool.fish"

@@ -13,7 +13,7 @@ export SWIFT_BACKTRACE=enable=no
 date=${MAN_DATE:-$(date -u +%F)}
 
 # The plugin passes the same arguments to every executable: one run per section.
-for page in splashd.8 splashctl.1 splashd-web.1; do
+for page in splashd.8 splashctl.1 splashd-web.1 splashd-otel.1; do
     tool=${page%.*}
     section=${page##*.}
     swift package --disable-sandbox generate-manual --configuration debug --section "$section" --date "$date" >&2

@@ -22,4 +22,6 @@ if [ "${#need[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 # The browser tests' Python side: pytest, and websocket-client for the DevTools protocol.
-python3 -c "import websocket, pytest" 2>/dev/null || python3 -m pip install -q --disable-pip-version-check websocket-client pytest
+# And the telemetry tests' OTLP receiver: the official protobuf definitions.
+python3 -c "import websocket, pytest, opentelemetry.proto" 2>/dev/null ||
+  python3 -m pip install -q --disable-pip-version-check websocket-client pytest opentelemetry-proto

@@ -9,7 +9,8 @@ swift build --build-tests
 swift test --skip-build
 # The reference renderer in a real browser: Debian's Chromium, headless, over the DevTools protocol,
 # against the real splashd and splashd-web (docs/renderer.md).
-SPLASHD_BIN_DIR=$(swift build --show-bin-path) python3 -m pytest -q -p no:cacheprovider Tests/browser
+# And fleet telemetry against a real OTLP receiver (docs/operations.md, "Fleet telemetry").
+SPLASHD_BIN_DIR=$(swift build --show-bin-path) python3 -m pytest -q -p no:cacheprovider Tests/browser Tests/telemetry
 # Each libFuzzer target briefly, with a fixed seed so the run is repeatable (`make fuzz` runs longer).
 scripts/fuzz.sh --runs 50000 --seed 1
 # The Debian package (the shipping build: a release build with the Swift runtime linked in),

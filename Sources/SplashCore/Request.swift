@@ -139,6 +139,9 @@ public enum Report: String, Sendable, Equatable, CaseIterable {
     case graph
     /// The last launches, one line each.
     case history
+    /// The last launches' full records (`LaunchRecord`'s JSON, oldest first): what an exporter
+    /// such as `splashd-otel` sends on.
+    case records
 }
 
 /// An `error` reply: a code and a human-readable message.

@@ -10,6 +10,9 @@ enum LaunchReports {
         switch report {
         case .graph:
             return .success((data: .object(["dot": .string(GraphExport.dot(graph))]), text: nil))
+        case .records:
+            let records = history.log.records.compactMap { try? JSONValue.parse($0.jsonLine()) }
+            return .success((data: .array(records), text: nil))
         case .history:
             let records = history.log.records
             return .success((data: HistorySummary.json(records), text: HistorySummary.lines(records).joined(separator: "\n")))

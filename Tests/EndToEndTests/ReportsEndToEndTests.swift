@@ -32,6 +32,40 @@ import TestSupport
         return nil
     }
 
+    /// `records`: each launch's whole record, oldest first, as an exporter reads it.
+    @Test func recordsGiveEachLaunchWhole() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let plugins = try ScriptPlugins(in: dir)
+        try plugins.add("fast", "exit 0")
+        try plugins.add("slow", "sleep 0.05")
+        let daemon = try DaemonProcess(config: Self.config, pluginDirectories: [plugins.directory])
+        let client = try daemon.connect()
+        var launches: [String] = []
+        for launch in 1...2 {
+            try client.follow(timeout: .seconds(30)) { state, _ in
+                if state.phase == .finished { launches.append(state.launch) }
+                return state.phase != .finished
+            }
+            if launch == 1 { _ = try client.request(.relaunch) }
+        }
+        let reply = try #require(Self.result(try client.request(.report(.records))))
+        guard case .array(let values) = reply.data else {
+            Issue.record("records is not an array: \(reply.data)")
+            return
+        }
+        let records = try values.map { value -> LaunchRecord in
+            var writer = JSONWriter()
+            writer.value(value)
+            return try LaunchRecord(jsonLine: writer.bytes)
+        }
+        #expect(records.map(\.launch) == launches, "oldest first")
+        let last = try #require(records.last)
+        #expect(last.finishedAtMs != nil && last.slowAfterMs == 1000 && last.steps.map(\.id) == ["quick", "fetch", "prepare"])
+        #expect(last.steps.allSatisfy { $0.attempts.count == 1 && $0.attempts[0].outcome == .succeeded })
+        #expect(reply.text == nil)
+    }
+
     @Test func blameAndCriticalChainNameTheStepThatReallyWasSlowest() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

@@ -37,6 +37,8 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
     public var graphFingerprint: String
     /// `min_display` in effect for the launch.
     public var minDisplayMs: Int64
+    /// `slow_after` in effect for the launch; nil in records of older daemons.
+    public var slowAfterMs: Int64?
     /// Every phase the launch entered, in order; the first is `loading` at 0.
     public var phases: [PhaseMark]
     /// When the splash could be dismissed (the last entry into `dismissing`), if it got there.
@@ -75,6 +77,7 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
         case startedAtUnixMs = "started_at_unix_ms"
         case graphFingerprint = "graph_fingerprint"
         case minDisplayMs = "min_display_ms"
+        case slowAfterMs = "slow_after_ms"
         case dismissingAtMs = "dismissing_at_ms"
         case finishedAtMs = "finished_at_ms"
     }
@@ -85,6 +88,7 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
         startedAtUnixMs = try container.decodeIfPresent(Int64.self, forKey: .startedAtUnixMs) ?? 0
         graphFingerprint = try container.decodeIfPresent(String.self, forKey: .graphFingerprint) ?? ""
         minDisplayMs = try container.decodeIfPresent(Int64.self, forKey: .minDisplayMs) ?? 0
+        slowAfterMs = try container.decodeIfPresent(Int64.self, forKey: .slowAfterMs)
         phases = try container.decodeIfPresent([PhaseMark].self, forKey: .phases) ?? []
         dismissingAtMs = try container.decodeIfPresent(Int64.self, forKey: .dismissingAtMs)
         finishedAtMs = try container.decodeIfPresent(Int64.self, forKey: .finishedAtMs)
@@ -115,6 +119,17 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
             paused += max(0, min(until, end) - max(mark.atMs, start))
         }
         return max(0, end - start - paused)
+    }
+
+    /// Whether renderers were told `slow`: some stretch of `loading` lasted `slow_after` (a retry
+    /// starts a new stretch). False when the record does not know `slow_after`.
+    public var wasSlow: Bool {
+        guard let slowAfterMs else { return false }
+        for (index, mark) in phases.enumerated() where mark.phase == .loading {
+            let until = index + 1 < phases.count ? phases[index + 1].atMs : (dismissingAtMs ?? endMs)
+            if until - mark.atMs >= slowAfterMs { return true }
+        }
+        return false
     }
 
     /// The last `error` mark before dismissing (or the end), when the launch is stuck in or passed an error.

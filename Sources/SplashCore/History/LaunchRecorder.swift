@@ -28,6 +28,7 @@ public struct LaunchRecorder: Sendable {
                 StepRecord(id: spec.id, plugin: spec.plugin, critical: spec.critical, after: spec.after, label: spec.label)
             }
         )
+        record.slowAfterMs = settings.slowAfter.milliseconds
     }
 
     /// Attempt `attempt` of `step` started.
