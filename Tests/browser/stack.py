@@ -22,6 +22,18 @@ BIN = os.environ.get("SPLASHD_BIN_DIR") or subprocess.run(
 ENV = dict(os.environ, SWIFT_BACKTRACE="enable=no")
 
 
+def stop(*processes):
+    """SIGTERM to each process started here that still runs, SIGKILL after 20 s; waits for each."""
+    for process in processes:
+        if process and process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
 def deadline_wait(predicate, timeout=20.0, what="condition", interval=0.02):
     """Polls `predicate` until it is truthy; raises with `what` after `timeout` seconds."""
     end = time.monotonic() + timeout
@@ -177,14 +189,7 @@ class Stack:
     def close(self):
         if self.watcher:
             self.watcher.close()
-        for process in (self.web, self.daemon):
-            if process and process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-                try:
-                    process.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+        stop(self.web, self.daemon)
         if self.web and self.web.stdout:
             self.web.stdout.close()
         shutil.rmtree(self.dir, ignore_errors=True)

@@ -19,7 +19,7 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "browser"))
-from stack import BIN, ENV, deadline_wait  # noqa: E402
+from stack import BIN, ENV, deadline_wait, stop  # noqa: E402
 from receiver import Receiver, attributes  # noqa: E402
 
 GROUP = grp.getgrgid(os.getgid()).gr_name
@@ -132,14 +132,7 @@ after = ["auth"]
             return f.read()
 
     def close(self):
-        for process in (self.exporter, self.daemon):
-            if process and process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-                try:
-                    process.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+        stop(self.exporter, self.daemon)
         self.log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
