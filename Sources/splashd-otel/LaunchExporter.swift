@@ -60,6 +60,7 @@ struct LaunchExporter {
         }
         let tally = diagnostics.tally.withLock { $0 }
         if tally.failures > 0 { return .failed(tally.lastFailure ?? "export failed") }
+        if tally.metricFailures > 0 { logger.notice("the launches' metrics were not delivered; their traces were") }
         guard tally.exportedSpans >= spanCount else {
             return .failed("the exporter confirmed \(tally.exportedSpans) of \(spanCount) spans")
         }

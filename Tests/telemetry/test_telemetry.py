@@ -247,7 +247,7 @@ def test_a_collector_answering_503_costs_one_log_line_and_gets_the_launch_once(c
     receiver.status = 200
     receiver.wait(lambda: len(receiver.roots()) == 2, 60, "both launches")
     device.relaunch()
-    receiver.wait(lambda: len(receiver.roots()) == 3, 60, "the next launch")
+    receiver.wait(lambda: len(receiver.roots()) >= 3, 60, "the next launch")
     ids = [attributes(r)["splashd.launch.id"] for r in receiver.roots()]
     assert len(set(ids)) == 3 == len(ids), f"exported twice: {ids}"
     print(f"503: {receiver.refused} refused requests, one log line, then each launch once")
