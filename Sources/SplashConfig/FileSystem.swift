@@ -6,12 +6,13 @@ import Musl
 import Darwin
 #endif
 
-/// The few file system operations config loading needs, on POSIX calls.
-enum FileSystem {
+/// The few file system operations config loading needs, on POSIX calls. `readFile` is public:
+/// splashd-web reads its page with it.
+public enum FileSystem {
     /// A failed operation, with the system's reason ("No such file or directory").
-    struct Failure: Error {
-        var code: Int32
-        var reason: String
+    public struct Failure: Error {
+        public var code: Int32
+        public var reason: String
 
         init(code: Int32) {
             self.code = code
@@ -32,7 +33,7 @@ enum FileSystem {
     /// Anything else is refused before it is read: a FIFO (opened without waiting for a writer),
     /// a device such as /dev/zero, a directory, a file larger than `limit` (or one that grows
     /// past it while it is read).
-    static func readFile(_ path: String, limit: Int) throws(Failure) -> [UInt8] {
+    public static func readFile(_ path: String, limit: Int) throws(Failure) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else { throw Failure(code: errno) }
         defer { close(descriptor) }

@@ -62,8 +62,6 @@ public struct Theme: Sendable, Equatable {
             self.login = login
         }
 
-        /// No screen has a URL: the page stays on its last frame after the exit.
-        public var isEmpty: Bool { home == nil && onboarding == nil && login == nil }
     }
 
     /// The app's name, under the logo.

@@ -7,9 +7,9 @@ import SplashCore
 /// Reads a theme directory (`theme.toml` and the files it names) into a `Theme`.
 ///
 /// Every problem is reported with file and line, as `splashd check` does for configs, and all of
-/// them at once. Colors must be CSS colors of a closed grammar (`#RGB`, `#RRGGBB`, `#RRGGBBAA`,
-/// `rgb()`/`rgba()` of numbers, `transparent`), URLs absolute `http`/`https`, the logo a regular
-/// file beside `theme.toml` of at most 2 MiB: nothing in a theme can reach the page as markup.
+/// them at once. Colors must be CSS colors of a closed grammar (`#RGB`, `#RGBA`, `#RRGGBB`,
+/// `#RRGGBBAA`, `rgb()`/`rgba()` of numbers, `transparent`), URLs absolute `http`/`https`, file
+/// names plain (`[A-Za-z0-9._-]`): nothing in a theme can reach the page as markup.
 public enum ThemeLoader {
     /// The file a theme directory holds.
     public static let fileName = "theme.toml"
@@ -25,20 +25,61 @@ public enum ThemeLoader {
         "jpeg": "image/jpeg", "gif": "image/gif",
     ]
 
-    /// Loads `directory/theme.toml`.
-    public static func load(directory: String) throws(ConfigError) -> Theme {
-        let path = directory.hasSuffix("/") ? directory + fileName : directory + "/" + fileName
+    /// The most the theme's files may weigh together.
+    public static let maximumThemeBytes = 8 * 1024 * 1024
+
+    /// A file of the theme that the page may load (an image or a font), with its content type.
+    public struct File: Sendable, Equatable {
+        public var bytes: [UInt8]
+        public var contentType: String
+    }
+
+    /// A theme and its files by name: every image and font in the directory, each a regular file
+    /// of at most 2 MiB, 8 MiB in all. `splashd-web check` and the server both read a theme with
+    /// this, each file once, so a theme that passes the check also starts.
+    public struct Loaded: Sendable {
+        public var theme: Theme
+        public var files: [String: File]
+    }
+
+    /// Loads `directory/theme.toml` and the theme's files.
+    public static func load(directory: String) throws(ConfigError) -> Loaded {
+        let base = directory.hasSuffix("/") ? directory : directory + "/"
+        let path = base + fileName
         let bytes: [UInt8]
         do {
             bytes = try FileSystem.readFile(path, limit: maximumFileSize)
         } catch {
             throw ConfigError(file: path, message: "cannot read theme: \(error.reason)")
         }
-        return try parse(bytes: bytes, file: path, directory: directory)
+        var files: [String: File] = [:]
+        var total = 0
+        let names: [String]
+        do {
+            names = try FileSystem.contentsOfDirectory(directory)
+        } catch {
+            throw ConfigError(file: directory, message: "cannot list the theme's directory: \(error.reason)")
+        }
+        for name in names {
+            guard let type = assetType(name) else { continue }
+            let file: [UInt8]
+            do {
+                file = try FileSystem.readFile(base + name, limit: maximumAssetSize)
+            } catch {
+                throw ConfigError(file: base + name, message: "cannot read theme file: \(error.reason)")
+            }
+            total += file.count
+            guard total <= maximumThemeBytes else {
+                throw ConfigError(file: directory, message: "the theme's files pass \(maximumThemeBytes >> 20) MiB in all")
+            }
+            files[name] = File(bytes: file, contentType: type)
+        }
+        return Loaded(theme: try parse(bytes: bytes, file: path, files: Set(files.keys)), files: files)
     }
 
-    /// Parses a `theme.toml` given as bytes; `directory` is where the logo is looked for.
-    public static func parse(bytes: [UInt8], file: String, directory: String) throws(ConfigError) -> Theme {
+    /// Parses a `theme.toml` given as bytes; `files` are the names of the theme's image and font
+    /// files, which `logo` and `font_file` must be among.
+    public static func parse(bytes: [UInt8], file: String, files: Set<String>) throws(ConfigError) -> Theme {
         let root = try TableReader.parse(bytes: bytes, file: file)
         var problems: [ConfigError.Problem] = []
         problems.collect(
@@ -52,9 +93,9 @@ public enum ThemeLoader {
             if let name { theme.name = name } else { problems.append(root.error(at: nil, "missing key \"name\"").problems[0]) }
         }
         theme.tagline = problems.collect(try text(root, "tagline")) ?? nil
-        theme.logo = problems.collect(try logo(root, directory: directory)) ?? nil
+        theme.logo = problems.collect(try logo(root, files: files)) ?? nil
         theme.font = problems.collect(try font(root)) ?? nil
-        theme.fontFile = problems.collect(try fontFile(root, directory: directory, family: theme.font)) ?? nil
+        theme.fontFile = problems.collect(try fontFile(root, files: files, family: theme.font)) ?? nil
         theme.appearance = (problems.collect(try choice(root, "appearance", Theme.Appearance.self)) ?? nil) ?? .auto
         theme.motion = (problems.collect(try choice(root, "motion", Theme.Motion.self)) ?? nil) ?? .auto
         theme.indicator = (problems.collect(try choice(root, "indicator", Theme.Indicator.self)) ?? nil) ?? .dots
@@ -115,46 +156,33 @@ public enum ThemeLoader {
         return value
     }
 
-    private static func logo(_ table: TableReader, directory: String) throws(ConfigError) -> String? {
+    private static func logo(_ table: TableReader, files: Set<String>) throws(ConfigError) -> String? {
         guard let name = try table.string("logo") else { return nil }
         guard let type = assetType(name), imageTypes.values.contains(type) else {
             let allowed = imageTypes.keys.sorted().map { "." + $0 }.joined(separator: ", ")
             throw table.error(at: "logo", "logo must be a file name beside theme.toml ending in \(allowed)")
         }
-        try readable(table, "logo", name: name, directory: directory)
+        try present(table, "logo", name: name, files: files)
         return name
     }
 
-    private static func fontFile(_ table: TableReader, directory: String, family: String?) throws(ConfigError) -> String? {
+    private static func fontFile(_ table: TableReader, files: Set<String>, family: String?) throws(ConfigError) -> String? {
         guard let name = try table.string("font_file") else { return nil }
         guard let type = assetType(name), fontTypes.values.contains(type) else {
             throw table.error(at: "font_file", "font_file must be a file name beside theme.toml ending in .woff2, .woff, .otf or .ttf")
         }
         guard family != nil else { throw table.error(at: "font_file", "font_file needs font, the family name it is used under") }
-        try readable(table, "font_file", name: name, directory: directory)
+        try present(table, "font_file", name: name, files: files)
         return name
     }
 
-    private static func readable(_ table: TableReader, _ key: String, name: String, directory: String) throws(ConfigError) {
-        let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
-        do {
-            _ = try FileSystem.readFile(path, limit: maximumAssetSize)
-        } catch {
-            throw table.error(at: key, "cannot read \(key) \"\(name)\": \(error.reason)")
-        }
+    private static func present(_ table: TableReader, _ key: String, name: String, files: Set<String>) throws(ConfigError) {
+        guard files.contains(name) else { throw table.error(at: key, "\(key) \"\(name)\" is not in the theme's directory") }
     }
 
     private static func font(_ table: TableReader) throws(ConfigError) -> String? {
         guard let font = try table.string("font") else { return nil }
-        let allowed = font.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: " "), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                true
-            default: false
-            }
-        }
-        guard allowed, !font.isEmpty, font.count <= 64 else {
+        guard isPlain(font, also: UInt8(ascii: " ")), !font.isEmpty, font.count <= 64 else {
             throw table.error(at: "font", "font must be a font family name of letters, digits, spaces, - and _")
         }
         return font
@@ -209,16 +237,7 @@ public enum ThemeLoader {
     /// plain file name with a known extension.
     public static func assetType(_ name: String) -> String? {
         // Letters, digits, `.`, `-` and `_` only: a name goes into a URL, an HTML attribute and CSS.
-        guard !name.isEmpty, !name.hasPrefix("."), name.utf8.count <= 255 else { return nil }
-        let plain = name.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                true
-            default: false
-            }
-        }
-        guard plain else { return nil }
+        guard !name.isEmpty, !name.hasPrefix("."), name.utf8.count <= 255, isPlain(name, also: UInt8(ascii: ".")) else { return nil }
         guard let dot = name.lastIndex(of: ".") else { return nil }
         let ext = name[name.index(after: dot)...].lowercased()
         return imageTypes[ext] ?? fontTypes[ext]
@@ -226,6 +245,18 @@ public enum ThemeLoader {
 
     /// Font files a theme may ship beside its logo (referenced from nowhere but served).
     public static let fontTypes: [String: String] = ["woff2": "font/woff2", "woff": "font/woff", "otf": "font/otf", "ttf": "font/ttf"]
+
+    /// Letters, digits, `-`, `_` and `also` only.
+    private static func isPlain(_ text: String, also: UInt8) -> Bool {
+        text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "_"), also:
+                true
+            default: false
+            }
+        }
+    }
 
     /// `12`, `0.8`, `.5`, `50%`: digits with at most one point, then an optional `%`.
     private static func isNumber(_ text: Substring) -> Bool {

@@ -283,22 +283,13 @@ public struct LaunchMachine: Sendable {
         }
     }
 
-    /// Every step has finished but `signal` ones, and none of those has a dependant.
+    /// Every step but `signal` ones has finished, each critical one successfully. (A step after
+    /// an unfinished signal has not finished either, so then there is no preview.)
     var onlySignalsLeft: Bool {
-        for (index, state) in steps.enumerated() where !state.status.isTerminal {
-            if graph.steps[index].plugin != BuiltinPlugin.signal.name { return false }
+        for (index, state) in steps.enumerated() where graph.steps[index].plugin != BuiltinPlugin.signal.name {
+            if !state.status.isTerminal || (graph.steps[index].critical && state.status != .succeeded) { return false }
         }
-        return criticalUnsucceeded == criticalSignalsUnsucceeded
-    }
-
-    /// Critical `signal` steps that have not succeeded.
-    private var criticalSignalsUnsucceeded: Int {
-        var count = 0
-        for (index, state) in steps.enumerated()
-        where graph.steps[index].critical && state.status != .succeeded && graph.steps[index].plugin == BuiltinPlugin.signal.name {
-            count += 1
-        }
-        return count
+        return true
     }
 
     /// The facts of the steps that succeeded, later steps in graph order winning.

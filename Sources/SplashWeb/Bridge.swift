@@ -51,12 +51,6 @@ public final class Bridge: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// Whether splashd is connected now (for tests and logs).
-    public var isConnected: Bool {
-        eventLoop.preconditionInEventLoop()
-        return daemon != nil
-    }
-
     /// Starts connecting to splashd (and keeps doing so).
     public func start() {
         eventLoop.execute { self.connect() }

@@ -42,14 +42,8 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         let path = String(head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0])
         if path == "/ws" {
-            let reason: String
-            switch access.grant(
-                origin: head.headers.first(name: "origin"), host: head.headers.first(name: "host"),
-                query: head.uri.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init)
-            ) {
-            case .refused(let why): reason = why
-            default: reason = "not a WebSocket upgrade"
-            }
+            // Here only when the upgrade was refused (or was no upgrade): say why.
+            let reason = if case .refused(let why) = WebServer.grant(for: head, access: access) { why } else { "not a WebSocket upgrade" }
             return send(.forbidden, reason + "\n", head: head, context: context)
         }
         guard let resource = site.resources[path == "/index.html" ? "/" : path] else {

@@ -37,9 +37,6 @@ struct SplashdOtel: AsyncParsableCommand {
     @Option(name: .customLong("device-id-file"), help: "The file the stable device id is derived from.")
     var deviceIDFile: String = "/etc/machine-id"
 
-    @Flag(help: "Export what is pending once and exit: 0 when delivered (or nothing was pending), 75 when not.")
-    var once = false
-
     func run() async throws {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -80,14 +77,10 @@ struct SplashdOtel: AsyncParsableCommand {
             do {
                 (records, version) = try await Self.fetchRecords(socketPath)
             } catch {
-                if once { throw ExitCode(75) }
                 continue  // the watcher triggers again once splashd answers
             }
             let pending = cursor.pending(in: records)
-            if pending.isEmpty {
-                if once { return }
-                continue
-            }
+            if pending.isEmpty { continue }
             let traces = pending.compactMap { LaunchTrace(record: $0, version: version) }
             switch await exporter.export(traces) {
             case .delivered(let spans):
@@ -96,12 +89,7 @@ struct SplashdOtel: AsyncParsableCommand {
                 logger.info("exported \(pending.count) launch(es), \(spans) spans: \(pending.map { String($0.launch.prefix(8)) }.joined(separator: " "))")
                 backoff = Self.firstBackoff
                 lastWarning = nil
-                if once { return }
             case .failed(let reason):
-                if once {
-                    logger.warning("export failed: \(reason)")
-                    throw ExitCode(75)
-                }
                 // A collector that is down costs a log line at most once a minute.
                 let now = ContinuousClock.now
                 if lastWarning.map({ now - $0 >= .seconds(60) }) ?? true {

@@ -161,8 +161,8 @@ extension SplashdWeb {
 
         func run() throws {
             do {
-                let (theme, files) = try WebSite.readTheme(directory: theme)
-                print("theme \"\(theme.name)\" is valid (\(files.count) files)")
+                let loaded = try ThemeLoader.load(directory: theme)
+                print("theme \"\(loaded.theme.name)\" is valid (\(loaded.files.count) files)")
             } catch {
                 FileHandleStderr.write("\(error)\n")
                 throw ExitCode(78)

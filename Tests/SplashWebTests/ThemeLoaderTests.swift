@@ -12,19 +12,21 @@ import TestSupport
         _ = try directory.write("theme.toml", toml)
         for (name, text) in files { _ = try directory.write(name, text) }
         do {
-            return .success(try ThemeLoader.load(directory: directory.path))
+            return .success(try ThemeLoader.load(directory: directory.path).theme)
         } catch {
             return .failure(error)
         }
     }
 
     @Test func theShippedThemesAreValid() throws {
-        let reference = try ThemeLoader.load(directory: Binaries.packageRoot + "/renderer/themes/reference")
+        let loaded = try ThemeLoader.load(directory: Binaries.packageRoot + "/renderer/themes/reference")
+        let reference = loaded.theme
+        #expect(Set(loaded.files.keys) == ["logo.svg"] && loaded.files["logo.svg"]?.contentType == "image/svg+xml")
         #expect(reference.light.background == "#0D7377")
         #expect(reference.dark == Theme.Palette(
             background: "#1E1E1E", foreground: "#E0E0E0", secondary: "#A0A0A0", logoBackground: "#FFFFFF", indicator: "#14A0A5"))
         #expect(reference.font == "Inter" && reference.logo == "logo.svg" && reference.indicator == .dots)
-        let neutral = try ThemeLoader.load(directory: Binaries.packageRoot + "/renderer/themes/default")
+        let neutral = try ThemeLoader.load(directory: Binaries.packageRoot + "/renderer/themes/default").theme
         #expect(neutral.indicator == .spinner && neutral.showProgress && neutral.showStep)
     }
 
@@ -89,7 +91,7 @@ import TestSupport
             Issue.record("a missing font file was accepted")
             return
         }
-        #expect(missing.message.contains("cannot read font_file \"B.ttf\""))
+        #expect(missing.message.contains("font_file \"B.ttf\" is not in the theme's directory"))
     }
 
     @Test func aMissingLogoFileIsAnError() throws {
@@ -97,7 +99,18 @@ import TestSupport
             Issue.record("a theme naming a missing logo was accepted")
             return
         }
-        #expect(error.line == 2 && error.message.contains("cannot read logo \"gone.svg\""))
+        #expect(error.line == 2 && error.message.contains("logo \"gone.svg\" is not in the theme's directory"))
+    }
+
+    @Test func theThemesFilesAreReadWithItAndBounded() throws {
+        let files = try load("name = \"A\"\n", files: ["a.png": "png", "notes.txt": "not served"])
+        #expect(throws: Never.self) { try files.get() }
+        let big = String(repeating: "x", count: ThemeLoader.maximumAssetSize + 1)
+        guard case .failure(let error) = try load("name = \"A\"\n", files: ["huge.woff2": big]) else {
+            Issue.record("a font over 2 MiB was accepted")
+            return
+        }
+        #expect(error.file.hasSuffix("/huge.woff2") && error.message.contains("cannot read theme file: larger than 2 MiB"), "\(error)")
     }
 
     @Test(arguments: [

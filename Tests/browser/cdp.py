@@ -308,6 +308,11 @@ class Page(_Connection):
             self._screencasting = True
         self.send("Page.startScreencast", {"format": format, "everyNthFrame": every_nth_frame})
 
+    def frames_so_far(self) -> list[Frame]:
+        """The frames received since ``start_screencast``, oldest first, while it goes on."""
+        with self._cond:
+            return list(self._frames)
+
     def stop_screencast(self) -> list[Frame]:
         """Stop the screencast and return the frames received, oldest first."""
         try:

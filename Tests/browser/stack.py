@@ -162,10 +162,10 @@ class Stack:
         except OSError:
             return False
 
-    def start_web(self):
+    def start_web(self, listen="127.0.0.1:0"):
         log = open(os.path.join(self.dir, "splashd-web.log"), "ab")
         self.web = subprocess.Popen(
-            [os.path.join(BIN, "splashd-web"), "--socket", self.socket, "--listen", "127.0.0.1:0", "--theme", self.theme,
+            [os.path.join(BIN, "splashd-web"), "--socket", self.socket, "--listen", listen, "--theme", self.theme,
              "--web-root", os.path.join(ROOT, "renderer", "web"), "--url-file", os.path.join(self.dir, "url")],
             stdout=subprocess.PIPE, stderr=log, env=ENV)
         self.url = self.web.stdout.readline().decode().strip()

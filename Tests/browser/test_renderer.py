@@ -10,13 +10,12 @@ from __future__ import annotations
 import grp
 import json
 import os
-import time
 
 import pytest
 import websocket
 
 from cdp import Browser, close_to
-from stack import Stack, AppServer, deadline_wait
+from stack import Stack, AppServer, deadline_wait, stop
 
 GROUP = grp.getgrgid(os.getgid()).gr_name
 TEAL, WHITE, DARK_BG = "#0D7377", "#FFFFFF", "#1E1E1E"
@@ -95,6 +94,18 @@ ANIMATIONS = """JSON.stringify(document.getAnimations().map(a => ({
   keyframes: a.effect.getKeyframes().map(k => ({easing: k.easing, transform: k.transform || null, opacity: k.opacity}))})))"""
 
 
+def settled_blank(page, width):
+    """Starts the screencast and waits for about:blank's frame at the new viewport's size: a later
+    repaint of the previous document must not pass for one of the page's frames."""
+    page.start_screencast()
+    page.wait_event("Page.screencastFrame", lambda p: p.get("metadata", {}).get("deviceWidth") == width)
+
+
+def document_start(page) -> float:
+    """When the page's document arrived (epoch seconds): frames before it are the previous document's."""
+    return page.evaluate("(performance.timeOrigin + performance.getEntriesByType('navigation')[0].responseEnd) / 1000")
+
+
 def animations(page):
     return json.loads(page.evaluate(ANIMATIONS))
 
@@ -103,13 +114,11 @@ def test_first_paint_timeline_and_reference_design(browser, stack):
     s = stack(NEVER_SLOW)
     page = browser.new_page()
     page.set_viewport(1280, 800)
-    page.start_screencast()
-    time.sleep(0.3)  # about:blank's own frame, before the page is asked for
-    navigation = time.time()
+    settled_blank(page, 1280)
     page.navigate(s.url)
     page.wait_for("document.getAnimations().filter(a => a.effect.getTiming().iterations !== Infinity).every(a => a.playState === 'finished')")
-    time.sleep(0.2)
-    frames = [f for f in page.stop_screencast() if f.timestamp > navigation]
+    arrived = document_start(page)
+    frames = [f for f in page.stop_screencast() if f.timestamp >= arrived]
     assert len(frames) >= 3
     corners = [frame.image().pixel(4, 4) for frame in frames]
     assert all(close_to(c, TEAL) for c in corners), f"a frame of another color: {corners}"
@@ -195,7 +204,6 @@ def test_dismissed_reaches_splashd_when_the_fade_ends(browser, stack):
     elapsed = (t_finished - t_dismissing) * 1000
     assert elapsed < 10_000, "the page, not exit_animation, ended dismissing"
     record("dismissing_to_finished_ms", round(elapsed, 1))
-    history = json.loads(s.ctl("history", "--json").stdout) if False else None
     page.close()
 
 
@@ -320,15 +328,15 @@ def test_hand_off_to_the_app_with_no_gap(browser, stack):
         s = stack(config(steps.replace("SPOOL", spool), min_display="0ms"), theme=theme)
         page = browser.new_page()
         page.set_viewport(800, 600)
-        page.start_screencast()
-        time.sleep(0.3)  # about:blank's own frame, before the page is asked for
-        navigation = time.time()
+        settled_blank(page, 800)
         page.navigate(s.url)
         t_finished, state = s.watcher.phase("finished", 30)
         t_dismissing, _ = s.watcher.phase("dismissing", 1)
         page.wait_for("document.getElementById('splash').hidden")
-        time.sleep(0.3)
-        frames = sorted((f for f in page.stop_screencast() if f.timestamp > navigation), key=lambda f: f.timestamp)
+        # Until a frame shows the app alone (the last of the fade).
+        deadline_wait(lambda: close_to(page.frames_so_far()[-1].image().pixel(4, 4), AppServer.COLOR), 10, "the app's frame")
+        arrived = document_start(page)
+        frames = sorted((f for f in page.stop_screencast() if f.timestamp >= arrived), key=lambda f: f.timestamp)
         assert app.paths == ["/home/orders/42?sheet=help"], app.paths
         first_frame = [st for _, st in s.watcher.states if any(x["id"] == "first-frame" and x["status"] == "succeeded" for x in st["steps"])]
         assert first_frame, "the page completed first-frame"
@@ -450,3 +458,17 @@ def test_the_app_step_is_completed_in_a_soft_timeout(browser, stack):
         page.close()
     finally:
         app.close()
+
+
+def test_a_page_refused_by_a_restarted_bridge_goes_on_as_a_viewer(browser, stack):
+    s = stack(SIGNAL)  # exit_animation 60 s: only a page with the token can end dismissing
+    page = open_page(browser, s)
+    stop(s.web)
+    s.web.stdout.close()
+    s.start_web(listen="127.0.0.1:" + s.origin.rsplit(":", 1)[1])  # same address, new token
+    page.wait_for("document.documentElement.dataset.viewer === 'true' && document.documentElement.dataset.bridge === 'connected'")
+    s.ctl("complete", "wait")
+    page.wait_for("document.documentElement.dataset.phase === 'dismissing'")
+    page.wait_for("document.documentElement.dataset.lastError === 'permission-denied'")  # its dismissed, refused
+    assert s.watcher.latest["phase"] == "dismissing", "a viewer's dismissed never reaches splashd"
+    page.close()

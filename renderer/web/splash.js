@@ -43,7 +43,10 @@
       try { message = JSON.parse(event.data); } catch (_) { return; }
       if (message.type === "state") render(message);
       else if (message.type === "bridge") root.dataset.bridge = message.connected ? "connected" : "disconnected";
-      else if (message.type === "error") console.warn("splashd-web:", message.code, message.message);
+      else if (message.type === "error") {
+        root.dataset.lastError = message.code;
+        console.warn("splashd-web:", message.code, message.message);
+      }
     };
     current.onclose = () => {
       root.dataset.bridge = "disconnected";
