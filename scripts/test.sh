@@ -7,6 +7,9 @@ scripts/setup.sh
 export SWIFT_BACKTRACE=enable=no
 swift build --build-tests
 swift test --skip-build
+# The ThreadSanitizer configuration builds (only builds: the full runs under both sanitizers are
+# `make sanitize`, docs/hardening.md), so a dependency or compiler change that breaks it fails here.
+scripts/sanitize.sh --build-only thread
 # The reference renderer in a real browser: Debian's Chromium, headless, over the DevTools protocol,
 # against the real splashd and splashd-web (docs/renderer.md).
 # And fleet telemetry against a real OTLP receiver (docs/operations.md, "Fleet telemetry").
