@@ -4,7 +4,7 @@
 #
 #   scripts/deb.sh BINARIES_DIR
 #
-# The version is splashdVersion (Sources/SplashCore/ServerMessage.swift) with the Debian revision
+# The version is splashdVersion (Sources/SplashCore/Protocol/ServerMessage.swift) with the Debian revision
 # of the newest entry in packaging/debian/changelog, which must be for that version. The build is
 # reproducible: every time stamp is SOURCE_DATE_EPOCH (default: that changelog entry's date),
 # files are root-owned with modes 0755/0644, and dpkg-deb writes them sorted.
@@ -16,7 +16,7 @@ umask 022
 binaries=${1:?usage: scripts/deb.sh BINARIES_DIR}
 changelog=packaging/debian/changelog
 
-upstream=$(sed -n 's/^public let splashdVersion = "\(.*\)"$/\1/p' Sources/SplashCore/ServerMessage.swift)
+upstream=$(sed -n 's/^public let splashdVersion = "\(.*\)"$/\1/p' Sources/SplashCore/Protocol/ServerMessage.swift)
 version=$(dpkg-parsechangelog -l "$changelog" -S Version)
 if [[ -z $upstream || ${version%-*} != "$upstream" ]]; then
     echo "deb: $changelog is at $version but splashdVersion is '$upstream': add a changelog entry" >&2
