@@ -1,9 +1,11 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
+// The project's own targets: no warning is let through (dependencies keep their own settings).
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
+    .treatAllWarnings(as: .error),
 ]
 
 let package = Package(
@@ -44,14 +46,24 @@ let package = Package(
     targets: [
         // Pure core: graph, phase machine, protocol types. No sockets, files or processes.
         .target(name: "SplashCore", swiftSettings: strict),
+        // What every program needs and no domain owns: the one bounded file reader, crash-safe
+        // file replacement (AtomicFile), the environment, unbuffered stdout/stderr.
+        .target(
+            name: "SplashSupport",
+            dependencies: [.product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strict
+        ),
         // TOML configuration and plugin manifests -> core types, with located errors. Its own TOML
         // reader: TOMLKit (toml++) autolinked full Foundation and ICU (see docs/benchmarks.md).
-        .target(name: "SplashConfig", dependencies: ["SplashCore"], swiftSettings: strict),
+        .target(name: "SplashConfig", dependencies: ["SplashCore", "SplashSupport"], swiftSettings: strict),
+        // Renderer themes (theme.toml and its files), read with located errors: splashd-web's and
+        // the native renderer's. The daemon does not link it.
+        .target(name: "SplashTheme", dependencies: ["SplashCore", "SplashConfig", "SplashSupport"], swiftSettings: strict),
         // Plugins: the step plugin protocol, built-in plugins, external plugin processes.
         .target(
             name: "SplashPlugins",
             dependencies: [
-                "SplashCore",
+                "SplashCore", "SplashSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -81,7 +93,7 @@ let package = Package(
         .target(
             name: "SplashBuiltins",
             dependencies: [
-                "SplashCore", "SplashPlugins",
+                "SplashCore", "SplashPlugins", "SplashSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -96,6 +108,7 @@ let package = Package(
             name: "SplashDaemon",
             dependencies: [
                 "CLinuxShims", "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashSystemd", "SplashLines",
+                "SplashSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -111,7 +124,7 @@ let package = Package(
         .target(
             name: "SplashWeb",
             dependencies: [
-                "SplashCore", "SplashConfig", "SplashLines",
+                "SplashCore", "SplashConfig", "SplashLines", "SplashSupport", "SplashTheme",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -124,7 +137,7 @@ let package = Package(
         .executableTarget(
             name: "splashd-web",
             dependencies: [
-                "SplashWeb", "SplashConfig", "SplashCore", "SplashSystemd",
+                "SplashWeb", "SplashCore", "SplashSupport", "SplashSystemd", "SplashTheme",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -139,7 +152,7 @@ let package = Package(
         .executableTarget(
             name: "splashd-otel",
             dependencies: [
-                "SplashTelemetry", "SplashClient", "SplashCore", "SplashPlugins", "SplashSystemd",
+                "SplashTelemetry", "SplashClient", "SplashCore", "SplashSupport", "SplashSystemd",
                 .product(name: "OTel", package: "swift-otel"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -155,7 +168,7 @@ let package = Package(
         .executableTarget(
             name: "splashd",
             dependencies: [
-                "SplashDaemon", "SplashConfig",
+                "SplashDaemon", "SplashConfig", "SplashSupport", "SplashSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -163,7 +176,7 @@ let package = Package(
         .executableTarget(
             name: "splashctl",
             dependencies: [
-                "CLinuxShims", "SplashClient", "SplashCore", "SplashJournal",
+                "CLinuxShims", "SplashClient", "SplashCore", "SplashJournal", "SplashSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -191,7 +204,9 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "SplashCoreTests", dependencies: ["SplashCore", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SplashSupportTests", dependencies: ["SplashSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SplashConfigTests", dependencies: ["SplashConfig", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SplashThemeTests", dependencies: ["SplashTheme", "SplashConfig", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "SplashPluginsTests",
             dependencies: ["SplashPlugins", "TestSupport", .product(name: "Logging", package: "swift-log")],
@@ -219,7 +234,7 @@ let package = Package(
         .testTarget(name: "SplashFuzzTests", dependencies: ["SplashFuzz", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "SplashWebTests",
-            dependencies: ["SplashWeb", "SplashConfig", "SplashCore", "TestSupport"],
+            dependencies: ["SplashWeb", "SplashTheme", "SplashConfig", "SplashCore", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(name: "SplashTelemetryTests", dependencies: ["SplashTelemetry", "SplashCore"], swiftSettings: strict),

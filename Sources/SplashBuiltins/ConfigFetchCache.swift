@@ -8,6 +8,7 @@ import Glibc
 #endif
 import SplashCore
 import SplashPlugins
+import SplashSupport
 
 /// The cached remote config and its ETag, beside it in `<cache>.etag`.
 ///

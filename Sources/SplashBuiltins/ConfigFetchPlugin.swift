@@ -4,6 +4,7 @@ import Glibc
 import Logging
 public import SplashCore
 public import SplashPlugins
+import SplashSupport
 
 /// The `config-fetch` built-in: the app's remote config, fetched, cached, or from bundled defaults.
 ///

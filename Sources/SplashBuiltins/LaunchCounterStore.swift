@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Logging
 import SplashPlugins
+import SplashSupport
 
 /// Reads and writes the launch counter's file; a bad file is set aside, never lost silently.
 struct LaunchCounterStore: Sendable {

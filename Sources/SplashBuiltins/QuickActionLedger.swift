@@ -7,6 +7,7 @@ import Logging
 import SplashCore
 import SplashPlugins
 import Synchronization
+import SplashSupport
 
 /// What the `quick-action` plugin remembers between attempts and launches.
 ///

@@ -7,7 +7,8 @@ import Foundation
 import Glibc
 #endif
 import SplashCore
-public import SplashPlugins
+import SplashPlugins
+public import SplashSupport
 
 /// The session file on disk: read, replaced atomically with mode 0600, removed.
 ///

@@ -83,7 +83,7 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
 
 extension [ConfigError.Problem] {
     /// Reads with `read`, keeping its problems instead of stopping at them; nil when it threw.
-    mutating func collect<T>(_ read: @autoclosure () throws(ConfigError) -> T) -> T? {
+    package mutating func collect<T>(_ read: @autoclosure () throws(ConfigError) -> T) -> T? {
         do {
             return try read()
         } catch {

@@ -1,4 +1,5 @@
 import SplashCore
+import SplashSupport
 
 /// Reads the daemon's TOML configuration into a validated `DaemonConfig`.
 ///

@@ -1,4 +1,5 @@
 public import SplashCore
+import SplashSupport
 
 /// The plugins steps may use: the built-ins plus external plugins described by manifests.
 ///

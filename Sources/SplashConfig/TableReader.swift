@@ -4,23 +4,23 @@ import SplashCore
 ///
 /// Messages read `<prefix><what><suffix>`: for `[splash]` the suffix is ` in [splash]`, for a step
 /// the prefix is `step "fetch": `, and keys of a nested table are shown dotted (`retry.backoff`).
-struct TableReader {
+package struct TableReader {
     let table: TOMLTable
     let file: String
     /// Where the table is written (its header, or the key that holds it); nil for the root.
     let line: Int?
-    var prefix = ""
-    var suffix = ""
+    package var prefix = ""
+    package var suffix = ""
     /// Put before key names in messages, `"retry."` for a step's retry table.
-    var keyPrefix = ""
+    package var keyPrefix = ""
 
     /// Parses a TOML document into a reader of its root table; syntax errors carry the parser's line.
-    static func parse(_ text: String, file: String) throws(ConfigError) -> TableReader {
+    package static func parse(_ text: String, file: String) throws(ConfigError) -> TableReader {
         try parse(bytes: Array(text.utf8), file: file)
     }
 
     /// Parses a TOML document given as the bytes of its file (UTF-8, a byte-order mark allowed).
-    static func parse(bytes: [UInt8], file: String) throws(ConfigError) -> TableReader {
+    package static func parse(bytes: [UInt8], file: String) throws(ConfigError) -> TableReader {
         let table: TOMLTable
         do {
             table = try TOMLTable(bytes: bytes)
@@ -34,7 +34,7 @@ struct TableReader {
     }
 
     /// The reader of the table at `key`, or `nil` when the key is absent.
-    func table(_ key: String, suffix: String? = nil, showKeyAsPrefix: Bool = false) throws(ConfigError) -> TableReader? {
+    package func table(_ key: String, suffix: String? = nil, showKeyAsPrefix: Bool = false) throws(ConfigError) -> TableReader? {
         guard let value = table[key] else { return nil }
         guard let nested = value.table else { throw wrongType(key, value, expected: .table) }
         var reader = TableReader(table: nested, file: file, line: lineOf(key))
@@ -45,33 +45,33 @@ struct TableReader {
     }
 
     /// Rejects keys not in `allowed`, reporting the first one in file order.
-    func checkKeys(_ allowed: Set<String>) throws(ConfigError) {
+    package func checkKeys(_ allowed: Set<String>) throws(ConfigError) {
         let unknown = table.keys.filter { !allowed.contains($0) }
         guard !unknown.isEmpty else { return }
         let first = unknown.min { (lineOf($0) ?? .max, $0) < (lineOf($1) ?? .max, $1) }!
         throw error(at: first, "unknown key \"\(keyPrefix)\(first)\"\(suffix)")
     }
 
-    func string(_ key: String) throws(ConfigError) -> String? {
+    package func string(_ key: String) throws(ConfigError) -> String? {
         guard let value = table[key] else { return nil }
         guard let string = value.string else { throw wrongType(key, value, expected: .string) }
         return string
     }
 
-    func bool(_ key: String) throws(ConfigError) -> Bool? {
+    package func bool(_ key: String) throws(ConfigError) -> Bool? {
         guard let value = table[key] else { return nil }
         guard let bool = value.bool else { throw wrongType(key, value, expected: .bool) }
         return bool
     }
 
-    func int(_ key: String) throws(ConfigError) -> Int? {
+    package func int(_ key: String) throws(ConfigError) -> Int? {
         guard let value = table[key] else { return nil }
         guard let int = value.int else { throw wrongType(key, value, expected: .int) }
         return int
     }
 
     /// A duration written as a string such as `"250ms"`.
-    func duration(_ key: String) throws(ConfigError) -> Duration? {
+    package func duration(_ key: String) throws(ConfigError) -> Duration? {
         guard let text = try string(key) else { return nil }
         do {
             return try DurationFormat.parse(text)
@@ -84,7 +84,7 @@ struct TableReader {
     }
 
     /// An array whose elements are all strings.
-    func strings(_ key: String) throws(ConfigError) -> [String]? {
+    package func strings(_ key: String) throws(ConfigError) -> [String]? {
         guard let value = table[key] else { return nil }
         guard let array = value.array else { throw wrongType(key, value, expected: .array, of: .string) }
         var strings: [String] = []
@@ -101,12 +101,12 @@ struct TableReader {
     }
 
     /// The line of `key` in this table, or of the table itself when the key is not written.
-    func lineOf(_ key: String?) -> Int? {
+    package func lineOf(_ key: String?) -> Int? {
         key.flatMap(table.line(of:)) ?? line
     }
 
     /// A located error about `key` (or the table itself), with the reader's prefix.
-    func error(at key: String?, _ message: String) -> ConfigError {
+    package func error(at key: String?, _ message: String) -> ConfigError {
         ConfigError(file: file, line: lineOf(key), message: prefix + message)
     }
 

@@ -2,6 +2,7 @@ import Logging
 import SplashBuiltins
 import SplashCore
 import SplashPlugins
+import SplashSupport
 
 extension BuiltinServices {
     /// Removes the temporaries of atomic writes (`.NAME.tmp-PID`) that a crash or a power cut

@@ -1,6 +1,7 @@
 public import Logging
 public import SplashCore
 import SplashPlugins
+import SplashSupport
 
 /// The last launches, kept in the state directory (`history.jsonl`), one JSON record per line.
 ///

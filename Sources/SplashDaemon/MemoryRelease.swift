@@ -3,6 +3,7 @@ import SplashPlugins
 #if canImport(Glibc)
 import Glibc
 #endif
+import SplashSupport
 
 /// Gives memory back to the system once a launch has finished.
 ///

@@ -1,3 +1,5 @@
+public import SplashSystemd
+
 /// The command line of `splashd run` in the forms systemd units and scripts use, read without
 /// swift-argument-parser.
 ///
@@ -9,9 +11,7 @@
 /// come from one place. Both readers must agree; the tests hold them to the same table.
 public struct RunArguments: Sendable, Equatable {
     /// How log records are written.
-    public enum LogFormat: String, Sendable, CaseIterable {
-        case auto, journal, text, json
-    }
+    public typealias LogFormat = LogOutput.Format
 
     public var config: String?
     public var socket: String?

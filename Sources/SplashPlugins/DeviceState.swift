@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+public import SplashSupport
 
 /// What the device remembers across launches in its state directory, outside any one plugin.
 ///

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SplashSupport
 
 /// A snapshot of this process's descendants from /proc: who is whose parent, in which process
 /// group, running or a zombie. Empty where there is no /proc (the containment then
@@ -63,7 +64,7 @@ struct ProcessTable {
         var sawFile = false
         while let item = readdir(tasks) {
             guard let tid = pidName(item) else { continue }
-            guard let bytes = readFile("/proc/\(pid)/task/\(tid)/children", limit: 1 << 20) else { continue }
+            guard let bytes = try? FileSystem.readFile("/proc/\(pid)/task/\(tid)/children", limit: 1 << 20) else { continue }
             sawFile = true
             for field in bytes.split(separator: UInt8(ascii: " ")) {
                 if let child = number(field), child > 0 { result.append(pid_t(child)) }
@@ -126,7 +127,7 @@ struct ProcessTable {
 
     /// `/proc/PID/stat`: "PID (COMM) S PPID PGRP SESSION ..."; COMM may hold spaces and parens.
     static func readStat(_ pid: pid_t) -> Entry? {
-        guard let bytes = readFile("/proc/\(pid)/stat", limit: 4096),
+        guard let bytes = try? FileSystem.readFile("/proc/\(pid)/stat", limit: 4096),
             let close = bytes.lastIndex(of: UInt8(ascii: ")"))
         else { return nil }
         let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
@@ -142,7 +143,7 @@ struct ProcessTable {
     /// Whether the environment `pid` was started with holds `entry` (`NAME=value`, whole).
     /// False when it cannot be read: another user's process, a zombie, one that is gone.
     static func environment(of pid: pid_t, contains entry: [UInt8]) -> Bool {
-        guard let bytes = readFile("/proc/\(pid)/environ", limit: 1 << 20) else { return false }
+        guard let bytes = try? FileSystem.readFile("/proc/\(pid)/environ", limit: 1 << 20) else { return false }
         return bytes.split(separator: 0, omittingEmptySubsequences: true).contains { $0.elementsEqual(entry) }
     }
 
@@ -153,22 +154,5 @@ struct ProcessTable {
             value = value &* 10 &+ Int64(byte - 0x30)
         }
         return field.isEmpty ? nil : value
-    }
-
-    /// Up to `limit` bytes of a (proc) file; nil when it cannot be opened or read.
-    private static func readFile(_ path: String, limit: Int) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while result.count < limit {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count >= 0 else { return result.isEmpty ? nil : result }
-            if count == 0 { break }
-            result.append(contentsOf: chunk[0..<count])
-        }
-        return result
     }
 }

@@ -74,7 +74,8 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         if head.method != .HEAD {
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
         }
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+        // Closed once the response is written; the callback runs on the channel's event loop.
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
             if !keepAlive { context.close(promise: nil) }
         }
     }

@@ -1,5 +1,6 @@
-public import SplashConfig
+import SplashConfig
 import SplashCore
+public import SplashTheme
 
 /// The splash page as served: the page's template with the theme written into it.
 ///

@@ -93,9 +93,11 @@ public final class WebServer: Sendable {
         )
         return channel.eventLoop.makeCompletedFuture {
             let http = HTTPHandler(site: site, access: access)
+            // The upgrade completes on the channel's event loop, where the handler lives.
+            let boundHTTP = NIOLoopBound(http, eventLoop: channel.eventLoop)
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                 withServerUpgrade: (upgraders: [upgrader], completionHandler: { context in
-                    context.pipeline.syncOperations.removeHandler(http, promise: nil)
+                    context.pipeline.syncOperations.removeHandler(boundHTTP.value, promise: nil)
                 })
             )
             try channel.pipeline.syncOperations.addHandler(http)

@@ -1,4 +1,6 @@
-public import SplashConfig
+import SplashConfig
+import SplashSupport
+public import SplashTheme
 
 /// Everything `splashd-web` serves over HTTP, read once at start: the page (its template with the
 /// theme written in), its stylesheet and script, and the theme's files.

@@ -2,7 +2,7 @@ import ArgumentParser
 import Glibc
 import SplashClient
 import SplashCore
-import SystemPackage
+import SplashSupport
 
 /// Opens the connection for a subcommand and turns client errors into messages and exit statuses.
 struct Session {
@@ -10,9 +10,7 @@ struct Session {
     var path: String
 
     init(socket: String?) {
-        var environment: [String: String] = [:]
-        if let value = getenv("SPLASHD_SOCKET") { environment["SPLASHD_SOCKET"] = String(cString: value) }
-        path = socket ?? SocketDefaults.path(environment: environment)
+        path = socket ?? SocketDefaults.path(environment: ProcessEnvironment.current())
     }
 
     /// Connects, runs `body`, and exits with its status; client errors go to stderr with their status.
@@ -44,14 +42,8 @@ struct Session {
 /// Unbuffered writes to stdout and stderr (no global `FILE*` under strict concurrency).
 enum Output {
     /// Writes `text` to stdout.
-    static func out(_ text: String) { write(text, to: 1) }
+    static func out(_ text: String) { StandardStreams.write(text, to: 1) }
 
     /// Writes `splashctl: message` and a newline to stderr.
-    static func error(_ message: String) { write("splashctl: \(message)\n", to: 2) }
-
-    /// All of `text`, or as much as the descriptor takes before an error (which is dropped:
-    /// there is nowhere left to report it).
-    private static func write(_ text: String, to fd: Int32) {
-        _ = try? FileDescriptor(rawValue: fd).writeAll(text.utf8)
-    }
+    static func error(_ message: String) { StandardStreams.printError("splashctl: \(message)") }
 }

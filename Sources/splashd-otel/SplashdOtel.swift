@@ -6,10 +6,10 @@ import Foundation
 import Logging
 import SplashClient
 import SplashCore
-import SplashPlugins
 import SplashSystemd
 import SplashTelemetry
 import UnixSignals
+import SplashSupport
 
 /// `splashd-otel`: exports every finished launch as an OpenTelemetry trace (docs/operations.md,
 /// "Fleet telemetry"). A client of splashd's socket; configured by the standard `OTEL_*`
@@ -38,13 +38,9 @@ struct SplashdOtel: AsyncParsableCommand {
     var deviceIDFile: String = "/etc/machine-id"
 
     func run() async throws {
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .info
-            return handler
-        }
+        let environment = ProcessEnvironment.current()
+        LogOutput.bootstrap(format: .auto, level: .info, environment: environment)
         let logger = Logger(label: "splashd-otel")
-        let environment = ProcessInfo.processInfo.environment
         if environment["OTEL_SDK_DISABLED"]?.lowercased() == "true" {
             logger.notice("OTEL_SDK_DISABLED is true: nothing is exported")
             return
@@ -133,7 +129,9 @@ struct SplashdOtel: AsyncParsableCommand {
     static func resource(environment: [String: String], deviceIDFile: String) -> [String: String] {
         var attributes: [String: String] = ["service.version": splashdVersion]
         var name = [CChar](repeating: 0, count: 256)
-        if gethostname(&name, name.count - 1) == 0 { attributes["host.name"] = String(cString: name) }
+        if gethostname(&name, name.count - 1) == 0 {
+            attributes["host.name"] = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
         if let machineID = AtomicFile.read(deviceIDFile, limit: 4096) {
             attributes["host.id"] = DeviceID.derive(fromMachineID: machineID)
         }

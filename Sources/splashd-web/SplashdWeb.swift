@@ -4,9 +4,10 @@
 import ArgumentParser
 import Logging
 import NIOPosix
-import SplashConfig
 import SplashCore
+import SplashSupport
 import SplashSystemd
+import SplashTheme
 import SplashWeb
 import UnixSignals
 
@@ -68,11 +69,8 @@ extension SplashdWeb {
         var urlFile: String?
 
         func run() async throws {
-            LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = .info
-                return handler
-            }
+            let environment = ProcessEnvironment.current()
+            LogOutput.bootstrap(format: .auto, level: .info, environment: environment)
             let logger = Logger(label: "splashd-web")
             guard let (host, port) = Self.split(listen) else {
                 throw ValidationError("--listen takes HOST:PORT, e.g. 127.0.0.1:8177 or [::1]:8177")
@@ -83,10 +81,9 @@ extension SplashdWeb {
                     webRoot: webRoot ?? SharedFiles.directory + "/web", themeDirectory: theme ?? SharedFiles.defaultTheme
                 )
             } catch {
-                FileHandleStderr.write("splashd-web: cannot serve the page:\n\(error)\n")
+                StandardStreams.write("splashd-web: cannot serve the page:\n\(error)\n")
                 throw ExitCode(78)
             }
-            let environment = ProcessInfoEnvironment.current
             let socketPath = socket ?? SocketDefaults.path(environment: environment)
             let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
             let server: WebServer
@@ -95,16 +92,18 @@ extension SplashdWeb {
                     host: host, port: port, site: site, socketPath: socketPath, group: group, logger: logger
                 )
             } catch {
-                FileHandleStderr.write("splashd-web: \(error)\n")
+                StandardStreams.write("splashd-web: \(error)\n")
                 try? await group.shutdownGracefully()
                 throw ExitCode(69)
             }
-            FileHandleStderr.write(server.url + "\n", to: 1)
+            StandardStreams.write(server.url + "\n", to: 1)
             if let urlFile {
                 do {
-                    try Self.writeAtomically(server.url + "\n", to: urlFile)
+                    // 0640 whatever the umask: the URL holds the token, for the owner and the
+                    // group (splash, the control group) only.
+                    try AtomicFile.write(Array((server.url + "\n").utf8), to: urlFile, mode: 0o640)
                 } catch {
-                    FileHandleStderr.write("splashd-web: \(error)\n")
+                    StandardStreams.write("splashd-web: \(error)\n")
                     await server.close()
                     try? await group.shutdownGracefully()
                     throw ExitCode(73)  // EX_CANTCREAT
@@ -127,29 +126,6 @@ extension SplashdWeb {
             if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
             return host.isEmpty ? nil : (host, port)
         }
-
-        /// Why the URL file could not be written.
-        struct WriteError: Error, CustomStringConvertible {
-            var description: String
-        }
-
-        /// Writes `text` to a temporary file beside `path`, then renames it into place. Mode 0640:
-        /// the URL holds the token, for the owner and the group (splash, the control group) only.
-        static func writeAtomically(_ text: String, to path: String) throws {
-            let temporary = path + ".tmp-\(getpid())"
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
-            guard descriptor >= 0 else { throw WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
-            // Exactly 0640, whatever the umask.
-            fchmod(descriptor, 0o640)
-            let bytes = Array(text.utf8)
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            fsync(descriptor)
-            close(descriptor)
-            guard written == bytes.count, rename(temporary, path) == 0 else {
-                unlink(temporary)
-                throw WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))")
-            }
-        }
     }
 
     struct Check: ParsableCommand {
@@ -164,39 +140,9 @@ extension SplashdWeb {
                 let loaded = try ThemeLoader.load(directory: theme)
                 print("theme \"\(loaded.theme.name)\" is valid (\(loaded.files.count) files)")
             } catch {
-                FileHandleStderr.write("\(error)\n")
+                StandardStreams.write("\(error)\n")
                 throw ExitCode(78)
             }
         }
-    }
-}
-
-/// Writes straight to a descriptor (stderr by default), unbuffered: the URL line must be out
-/// before anyone waits for it.
-enum FileHandleStderr {
-    static func write(_ text: String, to descriptor: CInt = 2) {
-        let bytes = Array(text.utf8)
-        var done = 0
-        while done < bytes.count {
-            let count = bytes[done...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return }
-            done += count
-        }
-    }
-}
-
-enum ProcessInfoEnvironment {
-    static var current: [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let pair = String(cString: entry)
-            if let equals = pair.firstIndex(of: "=") {
-                result[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
-            }
-            pointer += 1
-        }
-        return result
     }
 }

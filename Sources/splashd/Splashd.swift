@@ -7,6 +7,7 @@ import SplashConfig
 import SplashCore
 import SplashDaemon
 import SplashSystemd
+import SplashSupport
 
 /// The entry point: the run command line in its usual forms is read directly (`RunArguments`, no
 /// reflection), anything else by swift-argument-parser, which owns help, `check` and every error.
@@ -77,15 +78,7 @@ extension Splashd {
         /// Runs the daemon until SIGTERM or SIGINT; both command-line readers end here.
         static func runDaemon(_ arguments: RunArguments) async throws {
             let environment = ProcessEnvironment.current()
-            let level: Logger.Level = arguments.verbose ? .debug : .info
-            let toJournal = arguments.logFormat == .journal
-                || (arguments.logFormat == .auto && JournalStream.stderrIsJournal(environment: environment))
-            if toJournal {
-                LoggingSystem.bootstrap { label in JournaldLogHandler(label: label, level: level) }
-            } else {
-                let format: StderrLogHandler.Format = arguments.logFormat == .json ? .json : .text
-                LoggingSystem.bootstrap { label in StderrLogHandler(label: label, format: format, level: level) }
-            }
+            LogOutput.bootstrap(format: arguments.logFormat, level: arguments.verbose ? .debug : .info, environment: environment)
             let logger = Logger(label: "splashd")
             let options = DaemonOptions(
                 configPath: arguments.config,
@@ -117,7 +110,7 @@ extension Splashd {
                 let external = config.graph.steps.filter { catalog.manifests[$0.plugin] != nil }.count
                 print("\(config.source): OK, \(config.graph.steps.count) steps (\(external) external)")
             } catch {
-                for problem in error.problems { printError("splashd: \(problem)") }
+                for problem in error.problems { StandardStreams.printError("splashd: \(problem)") }
                 throw ExitCode(78)
             }
         }
@@ -126,32 +119,3 @@ extension Splashd {
 
 /// The parser reads `--log-format` into the same type the fast reader uses.
 extension RunArguments.LogFormat: ExpressibleByArgument {}
-
-/// The one place the daemon reads its environment: once, at start, into `DaemonOptions.environment`,
-/// from which everything else takes what it needs (`JOURNAL_STREAM` for the log format,
-/// `STATE_DIRECTORY`, `LISTEN_*` and `SPLASHD_SOCKET` for the socket, `NOTIFY_SOCKET` and
-/// `WATCHDOG_*` for the notifier, and the rest for external plugins to inherit). The daemon never
-/// changes its environment, so this one reading stays true.
-enum ProcessEnvironment {
-    /// The process environment as a dictionary. Split at the first `=` byte: comparing
-    /// `Character`s would pull in grapheme breaking for every variable at start-up.
-    static func current() -> [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let length = strlen(entry)
-            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(entry).assumingMemoryBound(to: UInt8.self), count: length)
-            if let equals = bytes.firstIndex(of: UInt8(ascii: "=")) {
-                let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<equals]), as: UTF8.self)
-                result[name] = String(decoding: UnsafeBufferPointer(rebasing: bytes[(equals + 1)...]), as: UTF8.self)
-            }
-            pointer += 1
-        }
-        return result
-    }
-}
-
-func printError(_ text: String) {
-    let line = Array((text + "\n").utf8)
-    line.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) }
-}

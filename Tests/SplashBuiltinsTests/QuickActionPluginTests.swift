@@ -80,11 +80,11 @@ struct QuickActionPluginTests {
         defer { state.remove() }
         // Even a spool file dated in the future loses to a command received while loading.
         try spool("later", "new-order", at: Date().timeIntervalSince1970 + 3_600)
-        await inbox.post(.action("feedback-form"))
-        await inbox.post(.action("not-configured"))  // newest, unknown: dropped
+        inbox.post(.action("feedback-form"))
+        inbox.post(.action("not-configured"))  // newest, unknown: dropped
         #expect(try await run() == ["action": "feedback-form", "route": nil, "sheet": "feedback-form"])
         #expect(log.records(.warning, containing: "not-configured").count == 1)
-        #expect(await inbox.count == 0)
+        #expect(inbox.count == 0)
     }
 
     @Test func onlyUnknownInputsNeverFailTheLaunch() async throws {
@@ -93,7 +93,7 @@ struct QuickActionPluginTests {
         try spool("2", "", at: 1_001)
         try spool("3", String(repeating: "x", count: 5_000), at: 1_002)
         try Data([0xFF, 0xFE, 0x00]).write(to: URL(fileURLWithPath: state.file("spool/4")))
-        await inbox.post(.open("kiosk://orders/../secret"))
+        inbox.post(.open("kiosk://orders/../secret"))
         #expect(try await run() == Self.none)
         #expect(log.records.filter { $0.level == .warning }.count == 5)
         #expect(quickActionDirectoryNames(state.file("spool")).isEmpty)
@@ -110,8 +110,8 @@ struct QuickActionPluginTests {
 
     @Test func queryAndFragmentNeverReachFactsOrLogs() async throws {
         defer { state.remove() }
-        await inbox.post(.open("kiosk://orders/7?token=s3cr3t#frag"))
-        await inbox.post(.open("kiosk://nowhere?token=t0k3n"))
+        inbox.post(.open("kiosk://orders/7?token=s3cr3t#frag"))
+        inbox.post(.open("kiosk://nowhere?token=t0k3n"))
         let facts = try await run()
         #expect(facts == ["action": "kiosk://orders/7", "route": "orders/7", "sheet": nil])
         #expect(log.records(.warning, containing: "kiosk://nowhere?…").count == 1)
@@ -133,7 +133,7 @@ struct QuickActionPluginTests {
         defer { state.remove() }
         let plugin = makePlugin()
         try spool("x", "feedback-form", at: 1_000)
-        await inbox.post(.open("kiosk://orders/1"))
+        inbox.post(.open("kiosk://orders/1"))
         let first = try await run(plugin, attempt: 1)
         // Suppose attempt 1 ran past its timeout: its facts were thrown away.
         let second = try await run(plugin, attempt: 2)
@@ -193,7 +193,7 @@ struct QuickActionPluginTests {
 
     @Test func factsFitTheDestinationRule() async throws {
         defer { state.remove() }
-        await inbox.post(.action("new-order"))
+        inbox.post(.action("new-order"))
         let facts = try await run()
         let merged = (["authenticated": false, "first_launch": false] as Facts).merging(facts) { _, new in new }
         #expect(Destination.decide(from: merged) == Destination(screen: .login, route: "orders/new", sheet: "editor"))
@@ -206,25 +206,25 @@ struct QuickActionInboxTests {
         let inbox = QuickActionInbox(capacity: 1_000)
         await withTaskGroup(of: Void.self) { group in
             for n in 0..<200 {
-                group.addTask { await inbox.post(.action("a\(n)")) }
+                group.addTask { inbox.post(.action("a\(n)")) }
             }
         }
-        let drained = await inbox.drain()
+        let drained = inbox.drain()
         #expect(Set(drained).count == 200)
-        #expect(await inbox.drain().isEmpty)
+        #expect(inbox.drain().isEmpty)
     }
 
     @Test func keepsTheNewestUpToItsCapacity() async {
         let inbox = QuickActionInbox(capacity: 3)
-        for n in 1...5 { await inbox.post(.open("kiosk://orders/\(n)")) }
-        #expect(await inbox.drain() == [.open("kiosk://orders/3"), .open("kiosk://orders/4"), .open("kiosk://orders/5")])
+        for n in 1...5 { inbox.post(.open("kiosk://orders/\(n)")) }
+        #expect(inbox.drain() == [.open("kiosk://orders/3"), .open("kiosk://orders/4"), .open("kiosk://orders/5")])
     }
 
     @Test func resetForgetsQueuedInputs() async {
         let inbox = QuickActionInbox()
-        await inbox.post(.action("x"))
-        await inbox.reset()
-        #expect(await inbox.count == 0)
-        #expect(await inbox.drain().isEmpty)
+        inbox.post(.action("x"))
+        inbox.reset()
+        #expect(inbox.count == 0)
+        #expect(inbox.drain().isEmpty)
     }
 }

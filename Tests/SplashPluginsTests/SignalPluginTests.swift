@@ -15,7 +15,7 @@ struct SignalPluginTests {
         board.complete(step: "first-frame")
         let facts = try await SignalPlugin(board: board).run(context(step: "first-frame", fixture: fixture))
         #expect(facts == [:])
-        #expect(await board.waiterCount(step: "first-frame") == 0)
+        #expect(board.waiterCount(step: "first-frame") == 0)
     }
 
     @Test func completionWhileWaitingWakesTheStep() async throws {
@@ -24,23 +24,23 @@ struct SignalPluginTests {
         let plugin = SignalPlugin(board: board)
         let context = context(step: "first-frame", fixture: fixture)
         let task = Task { try await plugin.run(context) }
-        #expect(await waitUntil { await board.waiterCount(step: "first-frame") == 1 })
+        #expect(await waitUntil { board.waiterCount(step: "first-frame") == 1 })
 
         // A completion for another step does not wake it.
         board.complete(step: "other")
-        #expect(await board.waiterCount(step: "first-frame") == 1)
+        #expect(board.waiterCount(step: "first-frame") == 1)
 
         board.complete(step: "first-frame")
         let outcome = try #require(await result(of: task))
         #expect(try outcome.get() == [:])
-        #expect(await board.waiterCount(step: "first-frame") == 0)
+        #expect(board.waiterCount(step: "first-frame") == 0)
     }
 
     @Test func everyWaiterOfTheStepIsWoken() async throws {
         let board = SignalBoard()
         let first = Task { try await board.wait(step: "s") }
         let second = Task { try await board.wait(step: "s") }
-        #expect(await waitUntil { await board.waiterCount(step: "s") == 2 })
+        #expect(await waitUntil { board.waiterCount(step: "s") == 2 })
         board.complete(step: "s")
         #expect(try #require(await result(of: first)).get() == ())
         #expect(try #require(await result(of: second)).get() == ())
@@ -49,13 +49,13 @@ struct SignalPluginTests {
     @Test func resetForgetsCompletions() async throws {
         let board = SignalBoard()
         board.complete(step: "first-frame")
-        #expect(await board.isCompleted(step: "first-frame"))
+        #expect(board.isCompleted(step: "first-frame"))
         board.reset()
-        #expect(await !board.isCompleted(step: "first-frame"))
+        #expect(!board.isCompleted(step: "first-frame"))
 
         // After the reset the step waits again, until a new completion.
         let task = Task { try await board.wait(step: "first-frame") }
-        #expect(await waitUntil { await board.waiterCount(step: "first-frame") == 1 })
+        #expect(await waitUntil { board.waiterCount(step: "first-frame") == 1 })
         board.complete(step: "first-frame")
         #expect(try #require(await result(of: task)).get() == ())
     }
@@ -66,15 +66,15 @@ struct SignalPluginTests {
         let plugin = SignalPlugin(board: board)
         let context = context(step: "first-frame", fixture: fixture)
         let task = Task { try await plugin.run(context) }
-        #expect(await waitUntil { await board.waiterCount(step: "first-frame") == 1 })
+        #expect(await waitUntil { board.waiterCount(step: "first-frame") == 1 })
 
         task.cancel()
         let outcome = try #require(await result(of: task))
         #expect(throws: CancellationError.self) { try outcome.get() }
-        #expect(await waitUntil { await board.waiterCount(step: "first-frame") == 0 })
+        #expect(await waitUntil { board.waiterCount(step: "first-frame") == 0 })
         // A later completion finds nobody to resume (and does not crash on a stale continuation).
         board.complete(step: "first-frame")
-        #expect(await board.isCompleted(step: "first-frame"))
+        #expect(board.isCompleted(step: "first-frame"))
     }
 
     @Test func cancelledBeforeWaitingThrows() async throws {
@@ -85,6 +85,6 @@ struct SignalPluginTests {
         }
         let outcome = try #require(await result(of: task))
         #expect(throws: CancellationError.self) { try outcome.get() }
-        #expect(await board.waiterCount(step: "never") == 0)
+        #expect(board.waiterCount(step: "never") == 0)
     }
 }

@@ -2,6 +2,7 @@ import SplashConfig
 import SplashCore
 import SplashWeb
 import Testing
+import SplashTheme
 
 /// The theme is written into the page so that its first paint is the theme's, and no theme value
 /// can become markup.

@@ -2,6 +2,7 @@ import SplashConfig
 import SplashCore
 import Testing
 import TestSupport
+import SplashTheme
 
 /// Themes are read to the letter: every problem with its line, nothing that could reach the page
 /// as markup.

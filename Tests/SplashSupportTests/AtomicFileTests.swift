@@ -1,5 +1,5 @@
 import Foundation
-import SplashPlugins
+import SplashSupport
 import Testing
 import TestSupport
 #if canImport(Glibc)

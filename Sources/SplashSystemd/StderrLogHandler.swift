@@ -3,7 +3,6 @@ import Glibc
 #endif
 public import Logging
 import SplashCore
-import SplashSystemd
 import SystemPackage
 
 /// Writes one line per record to stderr, as text or as JSON.

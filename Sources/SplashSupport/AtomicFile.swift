@@ -137,20 +137,9 @@ public enum AtomicFile {
         }
     }
 
-    /// The file's bytes, or nil when it does not exist or cannot be read.
+    /// The file's bytes, or nil when it does not exist or cannot be read: `FileSystem.readFile`
+    /// without the reason (a FIFO, a directory or a file over `limit` is not read).
     public static func read(_ path: String, limit: Int = 16 << 20) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while result.count <= limit {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { return nil }
-            if count == 0 { return result }
-            result.append(contentsOf: chunk[0..<count])
-        }
-        return nil
+        try? FileSystem.readFile(path, limit: limit)
     }
 }

@@ -5,12 +5,13 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemPackage
 
-/// The few file system operations config loading needs, on POSIX calls. `readFile` is public:
-/// splashd-web reads its page with it.
+/// The file system operations every program of splashd needs, on POSIX calls: the one bounded
+/// reader (configs, themes, state files, `/proc`), directory listings and path arithmetic.
 public enum FileSystem {
     /// A failed operation, with the system's reason ("No such file or directory").
-    public struct Failure: Error {
+    public struct Failure: Error, CustomStringConvertible, Sendable {
         public var code: Int32
         public var reason: String
 
@@ -20,7 +21,9 @@ public enum FileSystem {
         }
 
         /// Whether the failure was "no such file or directory".
-        var isNotFound: Bool { code == ENOENT }
+        public var isNotFound: Bool { code == ENOENT }
+
+        public var description: String { reason }
 
         init(reason: String) {
             self.code = 0
@@ -44,12 +47,16 @@ public enum FileSystem {
         guard info.st_size <= limit else { throw tooLarge }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(info.st_size))
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        // A regular file's size can lie (`/proc` says 0), so read to the end, within the limit.
+        var buffer = [UInt8](repeating: 0, count: min(64 * 1024, limit + 1))
+        let file = FileDescriptor(rawValue: descriptor)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Failure(code: errno)
+            let count: Int
+            do {
+                // swift-system retries a read interrupted by a signal (EINTR).
+                count = try buffer.withUnsafeMutableBytes { try file.read(into: $0) }
+            } catch {
+                throw Failure(code: (error as? Errno)?.rawValue ?? EIO)
             }
             if count == 0 { break }
             guard bytes.count + count <= limit else { throw tooLarge }
@@ -59,31 +66,31 @@ public enum FileSystem {
     }
 
     /// `16 MiB`, `512 KiB`, `100 bytes`.
-    static func describe(bytes: Int) -> String {
+    public static func describe(bytes: Int) -> String {
         if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
         if bytes >= 1 << 10 && bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
         return "\(bytes) bytes"
     }
 
     /// Whether anything exists at `path` (following symbolic links).
-    static func exists(_ path: String) -> Bool {
+    public static func exists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0
     }
 
     /// Whether `path` is a regular file (following symbolic links).
-    static func isRegularFile(_ path: String) -> Bool {
+    public static func isRegularFile(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     /// Whether `path` is a regular file this process may execute.
-    static func isExecutableFile(_ path: String) -> Bool {
+    public static func isExecutableFile(_ path: String) -> Bool {
         isRegularFile(path) && access(path, X_OK) == 0
     }
 
     /// The names in a directory, without `.` and `..`, sorted.
-    static func contentsOfDirectory(_ path: String) throws(Failure) -> [String] {
+    public static func contentsOfDirectory(_ path: String) throws(Failure) -> [String] {
         guard let directory = opendir(path) else { throw Failure(code: errno) }
         defer { closedir(directory) }
         var names: [String] = []
@@ -97,7 +104,7 @@ public enum FileSystem {
     }
 
     /// The current working directory, if it can be determined.
-    static func currentDirectory() -> String? {
+    public static func currentDirectory() -> String? {
         guard let pointer = getcwd(nil, 0) else { return nil }
         defer { free(pointer) }
         return String(cString: pointer)
@@ -105,7 +112,7 @@ public enum FileSystem {
 
     /// `path` made absolute against `base` (or the working directory) and normalized lexically:
     /// empty and `.` components removed, `..` applied to the component before it.
-    static func absolute(_ path: String, relativeTo base: String? = nil) -> String {
+    public static func absolute(_ path: String, relativeTo base: String? = nil) -> String {
         var full = path
         if !path.hasPrefix("/") {
             let directory = base ?? currentDirectory() ?? "/"

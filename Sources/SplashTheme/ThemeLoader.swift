@@ -1,4 +1,6 @@
+public import SplashConfig
 import SplashCore
+import SplashSupport
 
 #if canImport(Glibc)
     import Glibc
