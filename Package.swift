@@ -164,7 +164,11 @@ let package = Package(
             swiftSettings: strict
         ),
         // A small blocking line client of the socket protocol (splashctl, tests, benchmarks).
-        .target(name: "SplashClient", dependencies: ["SplashCore"], swiftSettings: strict),
+        .target(
+            name: "SplashClient",
+            dependencies: ["SplashCore", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "splashd",
             dependencies: [
@@ -190,7 +194,7 @@ let package = Package(
         ),
         // toml-test's decoder interface over the TOML reader (TOML on stdin, tagged JSON on
         // stdout), to hold it against the conformance suite: `make toml-test`.
-        .executableTarget(name: "toml-test-decoder", dependencies: ["SplashConfig"], swiftSettings: strict),
+        .executableTarget(name: "toml-test-decoder", dependencies: ["SplashConfig", "SplashSupport"], swiftSettings: strict),
         .target(
             name: "TestSupport",
             dependencies: [

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Logging
 import SplashPlugins
+import SplashSupport
 
 /// The spool directory of the `quick-action` step: one pending action name or URL per file.
 ///
@@ -157,20 +158,12 @@ struct QuickActionSpool: Sendable {
             logger.warning("quick-action spool file changed while it was read; dropped", metadata: metadata)
             return nil
         }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: Self.sizeLimit + 1)
-        while bytes.count <= Self.sizeLimit {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count >= 0 else {
-                logger.warning("quick-action spool file cannot be read (\(SystemError.describe(errno))); dropped", metadata: metadata)
-                return nil
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
-        }
-        guard bytes.count <= Self.sizeLimit else {
-            logger.warning("quick-action spool file is over \(Self.sizeLimit) bytes; dropped", metadata: metadata)
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.read(descriptor: fd, limit: Self.sizeLimit, sizeHint: Int(info.st_size))
+        } catch {
+            let reason = error.isOverLimit ? "is over \(Self.sizeLimit) bytes" : "cannot be read (\(SystemError.describe(error.code)))"
+            logger.warning("quick-action spool file \(reason); dropped", metadata: metadata)
             return nil
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {

@@ -1,5 +1,6 @@
 import Glibc
 import SplashCore
+import SystemPackage
 
 /// A connected, non-blocking `AF_UNIX` stream socket with deadline-bounded line reads and writes.
 final class UnixStream {
@@ -63,7 +64,8 @@ final class UnixStream {
         }
     }
 
-    /// Writes all of `bytes`, waiting for buffer space until `deadline`.
+    /// Writes all of `bytes`, waiting for buffer space until `deadline`. `send` with
+    /// MSG_NOSIGNAL, which swift-system does not offer: a closed peer is an error, not SIGPIPE.
     func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) throws(ClientError) {
         guard fd >= 0 else { throw .connectionClosed }
         var offset = 0
@@ -90,17 +92,23 @@ final class UnixStream {
             if let line = try buffer.nextLine() { return line }
             guard fd >= 0, !atEOF else { throw .connectionClosed }
             try wait(for: Int16(POLLIN), until: deadline)
-            let count = scratch.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            let count: Int
+            do {
+                // swift-system retries a read interrupted by a signal (EINTR).
+                count = try scratch.withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: $0) }
+            } catch let error as Errno {
+                switch error {
+                case .wouldBlock: continue
+                case .connectionReset: atEOF = true; continue
+                default: throw .io("read from splashd: \(errorText(error.rawValue))")
+                }
+            } catch {
+                throw .io("read from splashd: \(error)")
+            }
             if count > 0 {
                 scratch.withUnsafeBytes { buffer.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-            } else if count == 0 {
-                atEOF = true
             } else {
-                switch errno {
-                case EINTR, EAGAIN: continue
-                case ECONNRESET: atEOF = true
-                case let code: throw .io("read from splashd: \(errorText(code))")
-                }
+                atEOF = true
             }
         }
     }

@@ -29,6 +29,16 @@ public enum FileSystem {
             self.code = 0
             self.reason = reason
         }
+
+        /// Whether there was more to read than the limit.
+        public private(set) var isOverLimit = false
+
+        /// More than `limit` bytes.
+        static func tooLarge(_ limit: Int) -> Failure {
+            var failure = Failure(reason: "larger than \(describe(bytes: limit)) (the limit)")
+            failure.isOverLimit = true
+            return failure
+        }
     }
 
     /// Reads a whole regular file of at most `limit` bytes.
@@ -43,23 +53,27 @@ public enum FileSystem {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw Failure(code: errno) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw Failure(reason: "not a regular file") }
-        let tooLarge = Failure(reason: "larger than \(describe(bytes: limit)) (the limit)")
-        guard info.st_size <= limit else { throw tooLarge }
+        guard info.st_size <= limit else { throw Failure.tooLarge(limit) }
+        return try read(descriptor: descriptor, limit: limit, sizeHint: Int(info.st_size))
+    }
+
+    /// Reads what `descriptor` holds from its offset to its end, at most `limit` bytes: more is
+    /// refused. The descriptor is left open. A regular file's size can lie (`/proc` says 0), so
+    /// `sizeHint` only reserves room. swift-system retries a read interrupted by a signal (EINTR).
+    public static func read(descriptor: Int32, limit: Int, sizeHint: Int = 0) throws(Failure) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(info.st_size))
-        // A regular file's size can lie (`/proc` says 0), so read to the end, within the limit.
+        bytes.reserveCapacity(min(max(sizeHint, 0), limit))
         var buffer = [UInt8](repeating: 0, count: min(64 * 1024, limit + 1))
         let file = FileDescriptor(rawValue: descriptor)
         while true {
             let count: Int
             do {
-                // swift-system retries a read interrupted by a signal (EINTR).
                 count = try buffer.withUnsafeMutableBytes { try file.read(into: $0) }
             } catch {
                 throw Failure(code: (error as? Errno)?.rawValue ?? EIO)
             }
             if count == 0 { break }
-            guard bytes.count + count <= limit else { throw tooLarge }
+            guard bytes.count + count <= limit else { throw Failure.tooLarge(limit) }
             bytes.append(contentsOf: buffer[..<count])
         }
         return bytes

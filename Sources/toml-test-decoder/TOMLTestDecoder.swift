@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import SplashConfig
+import SplashSupport
 
 /// toml-test's decoder interface over splashd's TOML reader: a TOML document on stdin; its tagged
 /// JSON on stdout and exit 0, or a message on stderr and exit 1 when it is not valid TOML 1.0.
@@ -14,16 +15,11 @@ import SplashConfig
 @main
 enum TOMLTestDecoder {
     static func main() {
-        var input: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                fail("cannot read stdin: \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { break }
-            input.append(contentsOf: buffer[..<count])
+        let input: [UInt8]
+        do {
+            input = try FileSystem.read(descriptor: 0, limit: 1 << 30)
+        } catch {
+            fail("cannot read stdin: \(error.reason)")
         }
         do {
             let json = try TOMLTaggedJSON.decode(input)
@@ -40,15 +36,6 @@ enum TOMLTestDecoder {
     }
 
     static func emit(_ descriptor: Int32, _ text: String) {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
-        }
+        StandardStreams.write(text, to: descriptor)
     }
 }
