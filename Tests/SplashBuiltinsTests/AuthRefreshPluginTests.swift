@@ -211,7 +211,7 @@ struct AuthRefreshPluginTests {
             let plugin = AuthRefreshPlugin(device: h.device, http: h.http)
             let context = h.context("auth-refresh", options: Self.options(h, ["skew": "1h", "request_timeout": "1m"]))
             let task = Task { try await plugin.run(context) }
-            #expect(await AuthTestHarness.eventually { h.server.requests.count == 1 })
+            #expect(await waitUntil { h.server.requests.count == 1 })
             task.cancel()
             // Cancelled, not "offline": the attempt was abandoned.
             await #expect(throws: CancellationError.self) { try await task.value }

@@ -87,16 +87,6 @@ final class AuthTestHarness: Sendable {
     /// The current time in Unix seconds.
     static func unixNow() -> Int64 { Int64(Date().timeIntervalSince1970) }
 
-    /// Polls `condition` every 10 ms until it holds or 10 s pass; whether it held.
-    static func eventually(_ condition: () async throws -> Bool) async rethrows -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while true {
-            if try await condition() { return true }
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-    }
-
     /// The `StepFailure` that `body` throws, or nil (recorded as a test issue) when it throws none.
     static func stepFailure(_ body: () async throws -> Facts, sourceLocation: SourceLocation = #_sourceLocation) async -> StepFailure? {
         do {

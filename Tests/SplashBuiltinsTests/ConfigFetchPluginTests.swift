@@ -238,7 +238,7 @@ struct ConfigFetchPluginTests {
             let plugin = ConfigFetchPlugin(device: h.device, http: h.http)
             let context = h.context("config-fetch", options: Self.options(h, ["request_timeout": "1m"]))
             let task = Task { try await plugin.run(context) }
-            #expect(await AuthTestHarness.eventually { h.server.requests.count == 2 })
+            #expect(await waitUntil { h.server.requests.count == 2 })
             task.cancel()
             await #expect(throws: CancellationError.self) { try await task.value }
             #expect(h.directory.read("config.json") == Self.first)

@@ -16,34 +16,7 @@ import tempfile
 import threading
 import time
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BIN = os.environ.get("SPLASHD_BIN_DIR") or subprocess.run(
-    ["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
-ENV = dict(os.environ, SWIFT_BACKTRACE="enable=no")
-
-
-def stop(*processes):
-    """SIGTERM to each process started here that still runs, SIGKILL after 20 s; waits for each."""
-    for process in processes:
-        if process and process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
-def deadline_wait(predicate, timeout=20.0, what="condition", interval=0.02):
-    """Polls `predicate` until it is truthy; raises with `what` after `timeout` seconds."""
-    end = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > end:
-            raise TimeoutError(f"timed out waiting for {what}")
-        time.sleep(interval)
+from processes import BIN, ENV, ROOT, deadline_wait, stop
 
 
 class Watcher:

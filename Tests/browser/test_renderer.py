@@ -15,7 +15,8 @@ import pytest
 import websocket
 
 from cdp import Browser, close_to
-from stack import Stack, AppServer, deadline_wait, stop
+from processes import deadline_wait, stop
+from stack import Stack, AppServer
 
 GROUP = grp.getgrgid(os.getgid()).gr_name
 TEAL, WHITE, DARK_BG = "#0D7377", "#FFFFFF", "#1E1E1E"

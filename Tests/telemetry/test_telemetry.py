@@ -12,15 +12,13 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "browser"))
-from stack import BIN, ENV, deadline_wait, stop  # noqa: E402
-from receiver import Receiver, attributes  # noqa: E402
+from processes import BIN, ENV, deadline_wait, stop
+from receiver import Receiver, attributes
 
 GROUP = grp.getgrgid(os.getgid()).gr_name
 ACCESS, REFRESH = "tok-access-5ecret-9d1e", "tok-refresh-5ecret-77aa"

@@ -62,6 +62,8 @@ import TestSupport
         within() { local deadline=$((SECONDS + $1)); shift; until "$@"; do
             [ "$SECONDS" -lt "$deadline" ] || return 1; sleep 0.05; done; }
         running() { kill -0 "$1" 2>/dev/null; }
+        # sd-journal watches the journal with inotify once it waits for changes (sd_journal_get_fd).
+        watching() { ls -l "/proc/$1/fd" 2>/dev/null | grep -q 'anon_inode:inotify'; }
         stopped() { ! running "$1"; }
         launch_of() { python3 -c 'import json, sys; print(json.load(sys.stdin)["launch"])'; }
         # A follow left running (a failed step of the body) must not outlive it.
@@ -72,8 +74,7 @@ import TestSupport
         "$SPLASHCTL" logs --directory "$journal" --follow >"$work/follow.out" 2>"$work/follow.err" &
         follow=$!
         follows+=("$follow")
-        sleep 0.5
-        running "$follow" && note "follow waits for a launch"
+        within 10 watching "$follow" && running "$follow" && note "follow waits for a launch"
 
         "$SPLASHD" --log-format journal --verbose --config "$work/splashd.toml" --socket "$work/splashd.sock" \
             --state-dir "$work/state" --plugin-dir "$work/plugins" >"$work/splashd.out" 2>&1 &
