@@ -108,35 +108,86 @@ public enum Daemon {
         }
         try SocketServer.makeDirectories(options.stateDirectory, mode: 0o700)
         let endpoint = try socketEndpoint(options: options, config: config)
-        // Before the first plugin starts: its orphans come to the daemon, not to init.
-        if let refused = ChildSubreaper.enable() {
-            logger.warning("cannot become a child subreaper (\(refused)): a plugin's process that leaves its process group may outlive its step")
-        }
-        let containment = PluginContainment(ownsAllChildren: true)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let builtins = BuiltinServices(stateDirectory: options.stateDirectory, eventLoopGroup: group)
-        // Before anything is written: what a crash left between writing a file aside and renaming it.
-        builtins.removeStaleTemporaries(graph: config.graph, logger: logger)
-        let registry = makeRegistry(
-            catalog: catalog, grace: options.pluginGrace, environment: options.environment, builtins: builtins,
-            containment: containment, logger: logger
-        )
-        for spec in config.graph.steps where !registry.contains(spec.plugin) {
-            logger.error("step \(spec.id) uses plugin \(spec.plugin), which is not available in this build; it will fail")
-        }
+        let parts = Parts(config: config, catalog: catalog, options: options, logger: logger)
         logger.info(
             "splashd \(splashdVersion) starting: \(config.graph.steps.count) steps from \(config.source)",
             metadata: ["socket": "\(endpoint)"]
         )
+        let controller = await makeController(config: config, parts: parts, options: options, logger: logger)
+        // The socket is served before the service group starts: a client connecting now gets its
+        // hello at once, and its requests wait in the controller's queue until the launch runs.
+        let server: SocketServer
+        do {
+            server = try await serve(
+                endpoint: endpoint, config: config, descriptorLimit: descriptorLimit, controller: controller,
+                parts: parts, logger: logger
+            )
+        } catch {
+            try? await parts.group.shutdownGracefully()
+            throw DaemonStartError(description: "\(error)", exitCode: 69)
+        }
+        defer { logger.info("splashd stopped") }
+        let failure = await runServices(
+            controller: controller, config: config, parts: parts, options: options, earlyStop: earlyStop, logger: logger
+        )
+        await server.close()
+        await parts.stop(grace: options.pluginGrace, logger: logger)
+        if let failure { throw failure }
+    }
+
+    /// What the daemon runs on besides the controller: the plugins' containment, the event loop,
+    /// the built-ins' services, the plugin registry and the states' broadcaster.
+    struct Parts {
+        let containment: PluginContainment
+        let group: MultiThreadedEventLoopGroup
+        let builtins: BuiltinServices
+        let registry: PluginRegistry
         let broadcaster = StateBroadcaster()
+
+        init(config: DaemonConfig, catalog: PluginCatalog, options: DaemonOptions, logger: Logger) {
+            // Before the first plugin starts: its orphans come to the daemon, not to init.
+            if let refused = ChildSubreaper.enable() {
+                logger.warning("cannot become a child subreaper (\(refused)): a plugin's process that leaves its process group may outlive its step")
+            }
+            containment = PluginContainment(ownsAllChildren: true)
+            group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            builtins = BuiltinServices(stateDirectory: options.stateDirectory, eventLoopGroup: group)
+            // Before anything is written: what a crash left between writing a file aside and renaming it.
+            builtins.removeStaleTemporaries(graph: config.graph, logger: logger)
+            registry = Daemon.makeRegistry(
+                catalog: catalog, grace: options.pluginGrace, environment: options.environment, builtins: builtins,
+                containment: containment, logger: logger
+            )
+            for spec in config.graph.steps where !registry.contains(spec.plugin) {
+                logger.error("step \(spec.id) uses plugin \(spec.plugin), which is not available in this build; it will fail")
+            }
+        }
+
+        /// After the service group: every attempt has ended (the controller waited for their
+        /// teardown); anything a plugin left that no step claimed goes now, then the built-ins'
+        /// clients and the event loop.
+        func stop(grace: Duration, logger: Logger) async {
+            let leftovers = await containment.stopOrphans(grace: grace)
+            if leftovers != .nothingLeft {
+                logger.notice("stopped plugin processes left at shutdown: \(leftovers)")
+            }
+            await builtins.shutdown()
+            try? await group.shutdownGracefully()
+        }
+    }
+
+    /// The launch controller on the wall clock, with the history saved in the state directory.
+    static func makeController(
+        config: DaemonConfig, parts: Parts, options: DaemonOptions, logger: Logger
+    ) async -> LaunchController<ContinuousClock> {
         let historyStore = HistoryStore(stateDirectory: options.stateDirectory, logger: logger)
-        let controller = LaunchController(
+        return LaunchController(
             graph: config.graph,
             settings: config.settings,
-            plugins: registry,
+            plugins: parts.registry,
             clock: ContinuousClock(),
-            broadcaster: broadcaster,
-            builtins: builtins,
+            broadcaster: parts.broadcaster,
+            builtins: parts.builtins,
             history: LaunchHistory(log: await historyStore.load(), store: historyStore) {
                 var now = timespec()
                 clock_gettime(CLOCK_REALTIME, &now)
@@ -146,40 +197,45 @@ public enum Daemon {
             logger: logger,
             makeLaunchID: { UUID().uuidString.lowercased() }
         )
-        // The socket is served before the service group starts: a client connecting now gets its
-        // hello at once, and its requests wait in the controller's queue until the launch runs.
+    }
+
+    /// Binds (or takes over) the socket and serves it, within the descriptors the daemon has.
+    static func serve(
+        endpoint: SocketServer.Endpoint, config: DaemonConfig, descriptorLimit: Int, controller: LaunchController<ContinuousClock>,
+        parts: Parts, logger: Logger
+    ) async throws -> SocketServer {
         let maxClients = ConnectionLimit.capacity(
             maxClients: config.socket.maxClients, descriptorLimit: descriptorLimit, steps: config.graph.steps.count
         )
         logger.debug(
             "serving at most \(maxClients) clients (max_clients \(config.socket.maxClients), descriptor limit \(descriptorLimit), \(ConnectionLimit.reserve(steps: config.graph.steps.count)) kept for the daemon and its plugins)"
         )
-        let server: SocketServer
-        do {
-            server = try await SocketServer.start(
-                endpoint: endpoint, group: group, commands: controller, broadcaster: broadcaster,
-                access: AccessPolicy(controlGID: config.socket.controlGroup.flatMap(AccessPolicy.groupID(named:))),
-                maxClients: maxClients,
-                logger: logger
-            )
-        } catch {
-            try? await group.shutdownGracefully()
-            throw DaemonStartError(description: "\(error)", exitCode: 69)
-        }
+        return try await SocketServer.start(
+            endpoint: endpoint, group: parts.group, commands: controller, broadcaster: parts.broadcaster,
+            access: AccessPolicy(controlGID: config.socket.controlGroup.flatMap(AccessPolicy.groupID(named:))),
+            maxClients: maxClients,
+            logger: logger
+        )
+    }
+
+    /// Runs the daemon's service group until SIGTERM or SIGINT (or one caught before it ran);
+    /// the error it ended with, if any.
+    static func runServices(
+        controller: LaunchController<ContinuousClock>, config: DaemonConfig, parts: Parts, options: DaemonOptions,
+        earlyStop: UnixSignalsSequence, logger: Logger
+    ) async -> (any Error)? {
         let service = DaemonService(
             controller: controller,
-            broadcaster: broadcaster,
+            broadcaster: parts.broadcaster,
             options: options,
-            group: group,
-            builtins: builtins,
-            containment: containment,
+            group: parts.group,
+            builtins: parts.builtins,
+            containment: parts.containment,
             logger: logger,
             releaseMemoryAfterLaunch: config.daemon.releaseMemoryAfterLaunch
         )
         var configuration = ServiceGroupConfiguration(services: [.init(service: service)], logger: logger)
         configuration.gracefulShutdownSignals = [.sigterm, .sigint]
-        defer { logger.info("splashd stopped") }
-        var failure: (any Error)?
         let serviceGroup = ServiceGroup(configuration: configuration)
         let earlyStopWatch = Task {
             for await _ in earlyStop {
@@ -187,22 +243,13 @@ public enum Daemon {
                 return
             }
         }
+        defer { earlyStopWatch.cancel() }
         do {
             try await serviceGroup.run()
+            return nil
         } catch {
-            failure = error
+            return error
         }
-        earlyStopWatch.cancel()
-        await server.close()
-        // Every attempt has ended (the controller waited for their teardown); anything a plugin
-        // left that no step claimed goes now.
-        let leftovers = await containment.stopOrphans(grace: options.pluginGrace)
-        if leftovers != .nothingLeft {
-            logger.notice("stopped plugin processes left at shutdown: \(leftovers)")
-        }
-        await builtins.shutdown()
-        try? await group.shutdownGracefully()
-        if let failure { throw failure }
     }
 
     /// Every client connection is a descriptor: take the hard limit as the soft one (systemd's

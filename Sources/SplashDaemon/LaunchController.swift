@@ -96,8 +96,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         logger: Logger,
         makeLaunchID: @escaping @Sendable () -> String
     ) {
-        self.machine = LaunchMachine(graph: graph, settings: settings)
-        self.machine.tickInterval = Self.tickInterval
+        self.machine = Self.makeMachine(graph: graph, settings: settings, history: history)
         self.plugins = plugins
         self.clock = clock
         self.origin = clock.now
@@ -145,6 +144,15 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
 
     // MARK: The loop
 
+    /// A machine for `graph` as the controller runs it: ticking for progress, estimating from the
+    /// launches of the same graph recorded in `history`, its states numbered on from `seq`.
+    private static func makeMachine(graph: StepGraph, settings: SplashSettings, seq: UInt64 = 0, history: LaunchHistory) -> LaunchMachine {
+        var machine = LaunchMachine(graph: graph, settings: settings, seq: seq)
+        machine.tickInterval = tickInterval
+        machine.estimator = history.estimator(for: graph)
+        return machine
+    }
+
     /// Time since the controller was made, in the machine's terms.
     private var now: Duration { origin.duration(to: clock.now) }
 
@@ -152,7 +160,6 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     /// cancels every attempt, waits until their plugins are torn down and the history is saved.
     /// Call it once.
     public func run() async {
-        machine.estimator = history.estimator(for: machine.graph)
         apply(machine.start(launch: makeLaunchID(), at: now))
         for await input in inputs {
             guard !Task.isCancelled else {
@@ -199,9 +206,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         case .relaunch:
             if let reloaded, machine.phase == .finished {
                 // The reloaded graph takes over at a launch boundary; seq keeps counting.
-                machine = LaunchMachine(graph: reloaded.graph, settings: reloaded.settings, seq: machine.seq)
-                machine.tickInterval = Self.tickInterval
-                machine.estimator = history.estimator(for: reloaded.graph)
+                machine = Self.makeMachine(graph: reloaded.graph, settings: reloaded.settings, seq: machine.seq, history: history)
                 plugins = reloaded.plugins
                 self.reloaded = nil
                 logger.notice("the reloaded configuration takes effect with this launch")
