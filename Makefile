@@ -7,7 +7,8 @@ export SWIFT_BACKTRACE ?= enable=no
 build:
 	$(SWIFT) build
 
-# Release binaries of splashd and splashctl in .build/release (dynamically linked against the Swift runtime).
+# Release binaries of splashd, splashctl, splashd-web and splashd-otel in .build/release
+# (dynamically linked against the Swift runtime).
 release:
 	$(SWIFT) build -c release --product splashd
 	$(SWIFT) build -c release --product splashctl
@@ -23,9 +24,9 @@ dist:
 	$(SWIFT) build -c release --static-swift-stdlib --product splashd-otel
 
 # Installs everything under DESTDIR: binaries (stripped), units, sysusers and tmpfiles snippets,
-# journal catalog, shipped plugins, man pages, completions, docs, and /etc/splashd/splashd.toml
-# unless one exists (docs/packaging.md has the table). BINARIES=DIR takes prebuilt splashd and
-# splashctl from DIR; without it, `dist` builds them first.
+# journal catalog, shipped plugins, the page and themes, man pages, completions, docs, and
+# /etc/splashd/splashd.toml unless one exists (docs/packaging.md has the table). BINARIES=DIR takes
+# the four prebuilt binaries from DIR; without it, `dist` builds them first.
 PREFIX ?= /usr
 SYSCONFDIR ?= /etc
 DESTDIR ?=
@@ -38,7 +39,7 @@ install: $(if $(BINARIES),,dist)
 deb: $(if $(BINARIES),,dist)
 	bash scripts/deb.sh "$(or $(BINARIES),.build/release)"
 
-# Regenerates man/splashd.8 and man/splashctl.1 with swift-argument-parser's generate-manual
+# Regenerates the man pages of the four binaries with swift-argument-parser's generate-manual
 # plugin (a debug build of the package); PackagingTests say when they are out of date.
 man:
 	bash scripts/man.sh
@@ -93,6 +94,7 @@ FUZZ_RUNS ?=
 fuzz:
 	bash scripts/fuzz.sh $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS)) $(FUZZ_ARGS)
 
-# The whole test suite under ThreadSanitizer, then under AddressSanitizer (separate builds).
+# The whole test suite under ThreadSanitizer, then under AddressSanitizer (separate builds;
+# README's test command only builds the ThreadSanitizer one).
 sanitize:
 	bash scripts/sanitize.sh thread address

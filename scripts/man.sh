@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates man/splashd.8 and man/splashctl.1 (`make man`) with swift-argument-parser's
-# generate-manual plugin, which builds the package (debug) and reads each command line through
-# `--experimental-dump-help`. Run it after changing an option, a subcommand or a help text:
-# PackagingTests fail while a page is out of date.
+# Regenerates the man pages of splashd, splashctl, splashd-web and splashd-otel (`make man`) with
+# swift-argument-parser's generate-manual plugin, which builds the package (debug) and reads each
+# command line through `--experimental-dump-help`. Run it after changing an option, a subcommand
+# or a help text: PackagingTests fail while a page is out of date.
 #
 # Each page records the SHA-256 of the dump it was made from, in a comment on its second line;
 # the test compares that with the dump of the binaries it runs. A page whose dump has not
