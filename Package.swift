@@ -147,7 +147,12 @@ let package = Package(
         ),
         // A launch record as telemetry: the spans, events and measurements of SPEC §12, as plain
         // values (no I/O, no OpenTelemetry types), and the exporter's persisted cursor.
-        .target(name: "SplashTelemetry", dependencies: ["SplashCore"], swiftSettings: strict),
+        // Its export loop too, with the socket, the collector and the cursor's file passed in.
+        .target(
+            name: "SplashTelemetry",
+            dependencies: ["SplashCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
         // The fleet exporter: a client of the socket that sends each finished launch over OTLP.
         .executableTarget(
             name: "splashd-otel",
@@ -241,7 +246,11 @@ let package = Package(
             dependencies: ["SplashWeb", "SplashTheme", "SplashConfig", "SplashCore", "TestSupport"],
             swiftSettings: strict
         ),
-        .testTarget(name: "SplashTelemetryTests", dependencies: ["SplashTelemetry", "SplashCore"], swiftSettings: strict),
+        .testTarget(
+            name: "SplashTelemetryTests",
+            dependencies: ["SplashTelemetry", "SplashCore", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "SplashClientTests", dependencies: ["SplashClient", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",

@@ -19,13 +19,7 @@ struct LaunchExporter {
     var resource: [String: String]
     var logger: Logger
 
-    /// What a cycle came to.
-    enum Outcome: Equatable {
-        case delivered(spans: Int)
-        case failed(String)
-    }
-
-    func export(_ traces: [LaunchTrace]) async -> Outcome {
+    func export(_ traces: [LaunchTrace]) async -> ExportOutcome {
         let diagnostics = ExportDiagnostics()
         var configuration = OTel.Configuration.default
         configuration.serviceName = "splashd"

@@ -49,10 +49,11 @@ struct SplashdOtel: AsyncParsableCommand {
         let state = stateDirectory ?? environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init) ?? "/var/lib/splashd-otel"
         mkdir(state, 0o755)
         let store = CursorStore(path: state + "/cursor.json", logger: logger)
-        var cursor = store.load()
-        let exporter = LaunchExporter(resource: Self.resource(environment: environment, deviceIDFile: deviceIDFile), logger: logger)
-
-        let (triggers, continuation) = AsyncStream.makeStream(of: Trigger.self, bufferingPolicy: .bufferingNewest(8))
+        let peers = Peers(
+            socketPath: socketPath, store: store,
+            exporter: LaunchExporter(resource: Self.resource(environment: environment, deviceIDFile: deviceIDFile), logger: logger)
+        )
+        let (triggers, continuation) = AsyncStream.makeStream(of: ExportTrigger.self, bufferingPolicy: .bufferingNewest(8))
         DaemonWatcher.start(path: socketPath, triggers: continuation, logger: logger)
         let signals = Task {
             for await _ in await UnixSignalsSequence(trapping: .sigterm, .sigint) {
@@ -62,51 +63,29 @@ struct SplashdOtel: AsyncParsableCommand {
         }
         defer { signals.cancel() }
         _ = SystemdNotifier(environment: environment).notify("READY=1")
-
-        var backoff = Self.firstBackoff
-        var retry: Task<Void, Never>?
-        var lastWarning: ContinuousClock.Instant?
-        for await trigger in triggers {
-            if trigger == .stop { break }
-            let records: [LaunchRecord]
-            let version: String
-            do {
-                (records, version) = try await Self.fetchRecords(socketPath)
-            } catch {
-                continue  // the watcher triggers again once splashd answers
-            }
-            let pending = cursor.pending(in: records)
-            if pending.isEmpty { continue }
-            let traces = pending.compactMap { LaunchTrace(record: $0, version: version) }
-            switch await exporter.export(traces) {
-            case .delivered(let spans):
-                cursor.add(pending.map(\.launch))
-                store.save(cursor)
-                logger.info("exported \(pending.count) launch(es), \(spans) spans: \(pending.map { String($0.launch.prefix(8)) }.joined(separator: " "))")
-                backoff = Self.firstBackoff
-                lastWarning = nil
-            case .failed(let reason):
-                // A collector that is down costs a log line at most once a minute.
-                let now = ContinuousClock.now
-                if lastWarning.map({ now - $0 >= .seconds(60) }) ?? true {
-                    logger.warning("cannot export \(pending.count) launch(es), trying again (for a minute: quietly): \(reason)")
-                    lastWarning = now
-                }
-                retry?.cancel()
-                let delay = backoff
-                retry = Task {
-                    try? await Task.sleep(for: delay)
-                    if !Task.isCancelled { continuation.yield(.retry) }
-                }
-                backoff = min(backoff * 2, Self.lastBackoff)
-            }
-        }
-        retry?.cancel()
+        var loop = ExportLoop(peers: peers, cursor: store.load(), clock: ContinuousClock(), logger: logger)
+        await loop.run(triggers, retries: continuation)
         _ = SystemdNotifier(environment: environment).notify("STOPPING=1")
     }
 
-    static let firstBackoff = Duration.seconds(1)
-    static let lastBackoff = Duration.seconds(300)
+    /// splashd's socket, the collector and the cursor's file, for the loop.
+    struct Peers: ExportPeers {
+        let socketPath: String
+        let store: CursorStore
+        let exporter: LaunchExporter
+
+        func records() async throws -> (records: [LaunchRecord], version: String) {
+            try await SplashdOtel.fetchRecords(socketPath)
+        }
+
+        func export(_ traces: [LaunchTrace]) async -> ExportOutcome {
+            await exporter.export(traces)
+        }
+
+        func save(_ cursor: ExportCursor) {
+            store.save(cursor)
+        }
+    }
 
     /// The daemon's launch records, oldest first, and its version.
     static func fetchRecords(_ path: String) async throws -> ([LaunchRecord], String) {
@@ -139,79 +118,5 @@ struct SplashdOtel: AsyncParsableCommand {
             $0.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) }
         })
         return attributes.filter { !operators.contains($0.key) }
-    }
-}
-
-/// Why the loop looks at the daemon's records again.
-enum Trigger: Sendable, Equatable {
-    /// Connected to splashd (at start, and after it restarted).
-    case connected
-    /// A launch reached `finished`.
-    case finished
-    /// The backoff after a failed export passed.
-    case retry
-    case stop
-}
-
-/// The cursor's file: read at start, written atomically after each delivered export.
-struct CursorStore {
-    let path: String
-    let logger: Logger
-
-    func load() -> ExportCursor {
-        guard let bytes = AtomicFile.read(path, limit: 1 << 20) else { return ExportCursor() }
-        do {
-            return try ExportCursor(bytes: bytes)
-        } catch {
-            // Kept aside, not lost; the launches in splashd's history may then be sent again.
-            let aside = path + ".unreadable"
-            rename(path, aside)
-            logger.error("the export cursor \(path) is unreadable (\(error)); moved to \(aside), starting anew")
-            return ExportCursor()
-        }
-    }
-
-    func save(_ cursor: ExportCursor) {
-        do {
-            try AtomicFile.write(cursor.encoded(), to: path, mode: 0o644)
-        } catch {
-            logger.error("\(error): these launches may be exported again after a restart")
-        }
-    }
-}
-
-/// Follows splashd's states on a thread of its own (the client is blocking) and turns them into
-/// triggers: one when it connects, one per launch that reaches `finished`.
-enum DaemonWatcher {
-    static func start(path: String, triggers: AsyncStream<Trigger>.Continuation, logger: Logger) {
-        let thread = Thread {
-            var delay = 0.05
-            var logged = false
-            while true {
-                do {
-                    let connection = try SplashConnection(path: path, timeout: .seconds(5))
-                    try connection.send(Request(.subscribe))
-                    delay = 0.05
-                    logged = false
-                    triggers.yield(.connected)
-                    var finished: String?
-                    while true {
-                        guard case .state(let state) = try connection.receive(timeout: nil) else { continue }
-                        if state.phase == .finished && state.launch != finished {
-                            finished = state.launch
-                            triggers.yield(.finished)
-                        }
-                    }
-                } catch {
-                    if !logged {
-                        logger.notice("splashd at \(path) is not answering (\(error)); connecting again")
-                        logged = true
-                    }
-                    Thread.sleep(forTimeInterval: delay)
-                    delay = min(delay * 2, 2)
-                }
-            }
-        }
-        thread.start()
     }
 }
