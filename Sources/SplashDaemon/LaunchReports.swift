@@ -11,7 +11,7 @@ enum LaunchReports {
         case .graph:
             return .success((data: .object(["dot": .string(GraphExport.dot(graph))]), text: nil))
         case .records:
-            let records = history.log.records.compactMap { try? JSONValue.parse($0.jsonLine()) }
+            let records = history.log.records.map(\.jsonValue)
             return .success((data: .array(records), text: nil))
         case .history:
             let records = history.log.records

@@ -95,11 +95,7 @@ struct SplashdOtel: AsyncParsableCommand {
             guard case .result(_, _, let data, _) = try connection.request(.report(.records), timeout: .seconds(10)),
                 case .array(let values) = data
             else { throw ClientError.invalidMessage("no records in the reply") }
-            let records = values.compactMap { value -> LaunchRecord? in
-                var writer = JSONWriter()
-                writer.value(value)
-                return try? LaunchRecord(jsonLine: writer.bytes)
-            }
+            let records = values.compactMap { try? LaunchRecord(jsonValue: $0) }
             return (records, connection.serverVersion)
         }.value
     }

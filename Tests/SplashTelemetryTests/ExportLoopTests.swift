@@ -118,14 +118,16 @@ import TestSupport
             return loop.cursor
         }
         continuation.yield(.connected)
-        // The failed export schedules its retry one second on; nothing is tried before.
-        #expect(await waitUntil { clock.pendingDeadlines == [.seconds(1)] })
+        // The failed export schedules its retry one second on; nothing is tried before. (Generous
+        // bounds: the whole suite runs in parallel on two cores.)
+        let bound = Duration.seconds(60)
+        #expect(await waitUntil(timeout: bound) { clock.pendingDeadlines == [.seconds(1)] })
         #expect(peers.state.withLock { $0.exported.count } == 1)
         clock.advance(by: .seconds(1))
-        #expect(await waitUntil { peers.state.withLock { $0.saved.count } == 1 })
+        #expect(await waitUntil(timeout: bound) { peers.state.withLock { $0.saved.count } == 1 })
         #expect(peers.state.withLock { $0.exported.count } == 2)
         continuation.yield(.stop)
-        let cursor = try #require(await result(of: Task { () async throws -> ExportCursor in await loop.value }))
+        let cursor = try #require(await result(of: Task { () async throws -> ExportCursor in await loop.value }, within: bound))
         #expect(try cursor.get().exported == ["L-1"])
     }
 }

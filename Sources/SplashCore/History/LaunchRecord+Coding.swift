@@ -54,8 +54,19 @@ extension LaunchRecord {
         }
     }
 
-    /// The record as a JSON value (for the wire).
+    /// The record as a JSON value, for the wire (`records`): the same model and keys as the
+    /// history file's line, with no bytes in between.
     public var jsonValue: JSONValue {
-        (try? JSONDecoder().decode(JSONValue.self, from: Data(jsonLine()))) ?? .object([:])
+        // Our own value type always encodes.
+        (try? JSONValueEncoder().encode(self)) ?? .object([:])
+    }
+
+    /// Reads a record from a JSON value (an element of the `records` report).
+    public init(jsonValue: JSONValue) throws(DecodingFailure) {
+        do {
+            self = try JSONValueDecoder().decode(LaunchRecord.self, from: jsonValue)
+        } catch {
+            throw DecodingFailure(description: "not a launch record: \(error)")
+        }
     }
 }
