@@ -71,7 +71,9 @@ import TestSupport
         defer { dir.remove() }
         let plugins = try ScriptPlugins(in: dir)
         try plugins.add("fast", "exit 0")
-        try plugins.add("slow", "sleep 0.3")
+        // Slower than starting a plugin process by far, even under a sanitizer on a loaded machine
+        // (a ThreadSanitizer run once took longer than 0.3 s to start the fast one).
+        try plugins.add("slow", "sleep \(0.3 * Double(waitScale))")
         let state = dir.file("state")
         do {
             let daemon = try DaemonProcess(config: Self.config, pluginDirectories: [plugins.directory], stateDirectory: state)

@@ -33,19 +33,10 @@ import Glibc
         }
     }
 
-    /// The id of a process that no longer exists.
-    static func deadPID() throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/true")
-        try process.run()
-        process.waitUntilExit()
-        return process.processIdentifier
-    }
-
     @Test func staleTemporariesAreRemovedAndNothingElse() throws {
         let directory = try TemporaryDirectory(prefix: "splashd-atomic")
         defer { directory.remove() }
-        let dead = try Self.deadPID()
+        let dead = try deadProcessID()
         // A crash between writing the temporary and renaming it, in a process that is gone, in
         // this process (which has not written yet), and in a live process of another program.
         var parent = getppid()
@@ -66,7 +57,7 @@ import Glibc
     @Test func aDirectorySharedWithOthersLosesOnlyTheNamedFilesTemporaries() throws {
         let directory = try TemporaryDirectory(prefix: "splashd-atomic")
         defer { directory.remove() }
-        let dead = try Self.deadPID()
+        let dead = try deadProcessID()
         for name in [".config.json.tmp-\(dead)", ".config.json.etag.tmp-\(dead)", ".other.tmp-\(dead)"] {
             _ = try directory.write(name, "half")
         }

@@ -32,3 +32,12 @@ public enum ProcessStatus {
             .compactMap { pid(inFile: "\(directory)/\($0)") }
     }
 }
+
+/// The id of a process that no longer exists (`/bin/true`, run to its end and reaped).
+public func deadProcessID() throws -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/true")
+    try process.run()
+    process.waitUntilExit()
+    return process.processIdentifier
+}

@@ -20,15 +20,6 @@ import TestSupport
         count_when = "always"
         """
 
-    /// The id of a process that no longer exists.
-    static func deadPID() throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/true")
-        try process.run()
-        process.waitUntilExit()
-        return process.processIdentifier
-    }
-
     /// Waits for the `finished` state of a launch other than `previous`; returns its launch id.
     static func waitForFinished(_ daemon: DaemonProcess, after previous: String? = nil) throws -> String {
         let client = try daemon.connect()
@@ -40,7 +31,7 @@ import TestSupport
     @Test func temporariesLeftByACrashAreRemovedAtStartAndOthersAreNot() throws {
         let state = try TemporaryDirectory()
         defer { state.remove() }
-        let dead = try Self.deadPID()
+        let dead = try deadProcessID()
         let stale = [
             ".history.jsonl.tmp-\(dead)", ".launch-counter.json.tmp-\(dead)", ".launched.tmp-\(dead)",
             // A live process, but not a splashd: it will never rename its file.
