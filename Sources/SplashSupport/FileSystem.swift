@@ -45,10 +45,16 @@ public enum FileSystem {
     ///
     /// Anything else is refused before it is read: a FIFO (opened without waiting for a writer),
     /// a device such as /dev/zero, a directory, a file larger than `limit` (or one that grows
-    /// past it while it is read).
-    public static func readFile(_ path: String, limit: Int) throws(Failure) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard descriptor >= 0 else { throw Failure(code: errno) }
+    /// past it while it is read), and with `followLinks: false` a symbolic link (the last
+    /// component of `path`; directories above it may still be links).
+    public static func readFile(_ path: String, limit: Int, followLinks: Bool = true) throws(Failure) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (followLinks ? 0 : O_NOFOLLOW))
+        guard descriptor >= 0 else {
+            let code = errno
+            // O_NOFOLLOW refuses a link with ELOOP ("Too many levels of symbolic links"): say what it is.
+            if !followLinks && code == ELOOP { throw Failure(reason: "a symbolic link, which is not followed") }
+            throw Failure(code: code)
+        }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw Failure(code: errno) }

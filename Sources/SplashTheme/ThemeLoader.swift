@@ -37,8 +37,9 @@ public enum ThemeLoader {
     }
 
     /// A theme and its files by name: every image and font in the directory, each a regular file
-    /// of at most 2 MiB, 8 MiB in all. `splashd-web check` and the server both read a theme with
-    /// this, each file once, so a theme that passes the check also starts.
+    /// (not a symbolic link: a theme cannot serve /etc/passwd) of at most 2 MiB, 8 MiB in all.
+    /// `splashd-web check` and the server both read a theme with this, each file once, so a theme
+    /// that passes the check also starts.
     public struct Loaded: Sendable {
         public var theme: Theme
         public var files: [String: File]
@@ -50,7 +51,7 @@ public enum ThemeLoader {
         let path = base + fileName
         let bytes: [UInt8]
         do {
-            bytes = try FileSystem.readFile(path, limit: maximumFileSize)
+            bytes = try FileSystem.readFile(path, limit: maximumFileSize, followLinks: false)
         } catch {
             throw ConfigError(file: path, message: "cannot read theme: \(error.reason)")
         }
@@ -66,7 +67,7 @@ public enum ThemeLoader {
             guard let type = assetType(name) else { continue }
             let file: [UInt8]
             do {
-                file = try FileSystem.readFile(base + name, limit: maximumAssetSize)
+                file = try FileSystem.readFile(base + name, limit: maximumAssetSize, followLinks: false)
             } catch {
                 throw ConfigError(file: base + name, message: "cannot read theme file: \(error.reason)")
             }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import SplashConfig
 import SplashCore
 import Testing
@@ -112,6 +115,30 @@ import SplashTheme
             return
         }
         #expect(error.file.hasSuffix("/huge.woff2") && error.message.contains("cannot read theme file: larger than 2 MiB"), "\(error)")
+    }
+
+    /// A theme file that is a symbolic link is not followed (it served /etc/passwd as passwd.png),
+    /// and neither is a theme.toml that is one; the check names the file.
+    @Test func symbolicLinksInAThemeAreRefused() throws {
+        let directory = try TemporaryDirectory(prefix: "splashd-theme")
+        defer { directory.remove() }
+        _ = try directory.write("theme.toml", "name = \"A\"\n")
+        #expect(symlink("/etc/passwd", directory.file("passwd.png")) == 0)
+        #expect {
+            try ThemeLoader.load(directory: directory.path)
+        } throws: { error in
+            let error = error as? ConfigError
+            return error?.file == directory.file("passwd.png")
+                && error?.message == "cannot read theme file: a symbolic link, which is not followed"
+        }
+        #expect(unlink(directory.file("passwd.png")) == 0)
+        let real = try directory.write("real.toml", "name = \"A\"\n")
+        #expect(unlink(directory.file("theme.toml")) == 0 && symlink(real, directory.file("theme.toml")) == 0)
+        #expect {
+            try ThemeLoader.load(directory: directory.path)
+        } throws: { error in
+            (error as? ConfigError)?.message == "cannot read theme: a symbolic link, which is not followed"
+        }
     }
 
     @Test(arguments: [
