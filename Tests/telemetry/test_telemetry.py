@@ -249,3 +249,40 @@ def test_a_collector_answering_503_costs_one_log_line_and_gets_the_launch_once(c
     ids = [attributes(r)["splashd.launch.id"] for r in receiver.roots()]
     assert len(set(ids)) == 3 == len(ids), f"exported twice: {ids}"
     print(f"503: {receiver.refused} refused requests, one log line, then each launch once")
+
+
+def big_cursor(path):
+    with open(path, "w") as f:
+        f.write('{"exported":["' + "x" * (1 << 20) + '"]}')
+
+
+@pytest.mark.parametrize("make", [
+    pytest.param(lambda path: os.mkfifo(path), id="fifo"),
+    pytest.param(big_cursor, id="over-1-MiB"),
+    pytest.param(lambda path: os.mkdir(path), id="directory"),
+    pytest.param(lambda path: os.symlink("/etc/passwd", path), id="symlink"),
+])
+def test_a_cursor_that_cannot_be_read_is_moved_aside_with_an_error_and_saving_works_again(cleanup, make):
+    receiver = Receiver()
+    cleanup(receiver)
+    device = Device(receiver.endpoint)
+    cleanup(device)
+    deadline_wait(lambda: device.finished_launches(), 20, "the first launch")
+    state = os.path.join(device.dir, "otel")
+    os.makedirs(state)
+    cursor = os.path.join(state, "cursor.json")
+    make(cursor)
+    device.start_exporter()
+    # Before its fix a FIFO hung the exporter in open(2), and the others were dropped silently.
+    receiver.wait(lambda: len(receiver.roots()) == 1, 30, "the launch")
+    deadline_wait(lambda: "cannot be read" in device.exporter_output(), 10, "the cursor's error")
+    assert f"the export cursor {cursor} cannot be read" in device.exporter_output()
+    assert os.path.lexists(cursor + ".unreadable"), "kept aside, not lost"
+    deadline_wait(lambda: os.path.isfile(cursor), 10, "the new cursor")
+    # Saved in its place: after a restart the first launch is not sent again.
+    device.stop_exporter()
+    device.start_exporter()
+    device.relaunch()
+    receiver.wait(lambda: len(receiver.roots()) == 2, 30, "the launch after the restart")
+    ids = [attributes(r)["splashd.launch.id"] for r in receiver.roots()]
+    assert len(set(ids)) == 2 == len(ids), f"exported twice: {ids}"
