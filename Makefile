@@ -35,7 +35,8 @@ install: $(if $(BINARIES),,dist)
 	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" SYSCONFDIR="$(SYSCONFDIR)" \
 		bash scripts/install.sh "$(or $(BINARIES),.build/release)"
 
-# dist/splashd_VERSION_ARCH.deb from `make install` into a staging tree (docs/packaging.md).
+# dist/splashd{,-web,-otel}_VERSION_ARCH.deb and dist/splashd-themes_VERSION_all.deb from
+# `make install` into a staging tree (docs/packaging.md).
 deb: $(if $(BINARIES),,dist)
 	bash scripts/deb.sh "$(or $(BINARIES),.build/release)"
 

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# Builds dist/splashd_VERSION_ARCH.deb with dpkg-deb from `scripts/install.sh` into a staging
-# tree, plus what Debian adds (packaging/debian/). docs/packaging.md describes the result.
+# Builds splashd's binary packages with dpkg-deb (SPEC §11: one source, a package per part, so a
+# device installs only what it runs) from `scripts/install.sh` into a staging tree, plus what Debian
+# adds (packaging/debian/). docs/packaging.md describes the result.
 #
 #   scripts/deb.sh BINARIES_DIR
+#
+# Writes dist/splashd_VERSION_ARCH.deb (the daemon, splashctl, units, plugins, docs),
+# dist/splashd-web_VERSION_ARCH.deb (the browser renderer), dist/splashd-otel_VERSION_ARCH.deb
+# (fleet telemetry) and dist/splashd-themes_VERSION_all.deb (the themes renderers share), and
+# prints their paths.
 #
 # The version is splashdVersion (Sources/SplashCore/Protocol/ServerMessage.swift) with the Debian revision
 # of the newest entry in packaging/debian/changelog, which must be for that version. The build is
@@ -26,59 +32,109 @@ maintainer=$(dpkg-parsechangelog -l "$changelog" -S Maintainer)
 arch=$(dpkg --print-architecture)
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(dpkg-parsechangelog -l "$changelog" -S Timestamp)}
 
-# The staging tree is laid out as debhelper's (debian/splashd, with its DEBIAN directory), where
-# dpkg-shlibdeps expects the binaries it reads.
+# The staging tree is laid out as debhelper's (debian/PACKAGE, each with its DEBIAN directory),
+# where dpkg-shlibdeps expects the binaries it reads. Everything is installed once, then each
+# package takes its files; splashd keeps the rest.
 staging=$(mktemp -d)
 trap 'rm -rf "$staging"' EXIT
-root=$staging/debian/splashd
-control=$root/DEBIAN
-install -d -m 0755 "$control"
+all=$staging/all
+DESTDIR=$all PREFIX=/usr SYSCONFDIR=/etc bash scripts/install.sh "$binaries"
 
-DESTDIR=$root PREFIX=/usr SYSCONFDIR=/etc bash scripts/install.sh "$binaries"
-
-doc=$root/usr/share/doc/splashd
-install -m 0644 packaging/debian/copyright "$doc/copyright"
-gzip -9nc "$changelog" >"$doc/changelog.Debian.gz"
-chmod 0644 "$doc/changelog.Debian.gz"
-if [[ -f packaging/debian/lintian-overrides ]]; then
-    install -D -m 0644 packaging/debian/lintian-overrides "$root/usr/share/lintian/overrides/splashd"
-fi
-
-# Depends: the shared libraries the binaries still load (the Swift runtime is linked in), as
-# dpkg-shlibdeps finds them from this system's shlibs and symbols files; and systemd-sysusers
-# for the postinst, as dh_installsysusers adds it. (dpkg-shlibdeps notes that splashd uses no
-# symbol of libz.so.1: swift-nio-extras links it besides its own copy of zlib. The dynamic
-# loader still needs it, so zlib1g stays.)
-printf 'Source: splashd\n\nPackage: splashd\nArchitecture: any\n' >"$staging/debian/control"
-shlibs=$(cd "$staging" && dpkg-shlibdeps -O -e"debian/splashd/usr/bin/splashd" -e"debian/splashd/usr/bin/splashctl" -e"debian/splashd/usr/bin/splashd-web" -e"debian/splashd/usr/bin/splashd-otel" \
-    | sed -n 's/^shlibs:Depends=//p')
-[[ -n $shlibs ]] || { echo "deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
-depends="$shlibs, systemd | systemd-standalone-sysusers | systemd-sysusers"
-
-# Installed-Size as dpkg-gencontrol counts it: each file's size in KiB rounded up, 1 per
-# directory or symlink, DEBIAN left out.
-installed_size=$(cd "$root" && find . -mindepth 1 -path ./DEBIAN -prune -o \( -type f -printf '%s\n' -o -printf '1024\n' \) \
-    | awk '{ total += int(($1 + 1023) / 1024) } END { print total }')
-
-sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$maintainer|" \
-    -e "s/@INSTALLED_SIZE@/$installed_size/" -e "s/@DEPENDS@/$depends/" \
-    packaging/debian/control.in >"$control/control"
-for script in postinst prerm postrm; do
-    install -m 0755 "packaging/debian/$script" "$control/$script"
-done
-# Every file under /etc is a configuration file: dpkg keeps the operator's changes.
-(cd "$root" && find etc -type f | LC_ALL=C sort | sed 's|^|/|') >"$control/conffiles"
-(cd "$root" && find . -path ./DEBIAN -prune -o -type f -print | sed 's|^\./||' | LC_ALL=C sort \
-    | xargs -d '\n' md5sum) >"$control/md5sums"
-chmod 0644 "$control/control" "$control/conffiles" "$control/md5sums"
-
-# Modes 0755 for directories and executables, 0644 for everything else; one time stamp.
-find "$root" -type d -exec chmod 0755 {} +
-find "$root" -type f -perm /111 -exec chmod 0755 {} +
-find "$root" -type f ! -perm /111 -exec chmod 0644 {} +
-find "$root" -exec touch --no-dereference --date="@$SOURCE_DATE_EPOCH" {} +
-
+packages=(splashd splashd-web splashd-otel splashd-themes)
+# Only this build's packages in dist/: the tests take dist/splashd_*.deb and its siblings.
 mkdir -p dist
-out=dist/splashd_${version}_${arch}.deb
-dpkg-deb --root-owner-group -Zxz --build "$root" "$out" >/dev/null
-echo "$out"
+rm -f dist/*.deb
+completions() { # TOOL: its bash, zsh and fish completions
+    echo "usr/share/bash-completion/completions/$1 usr/share/zsh/vendor-completions/_$1 usr/share/fish/vendor_completions.d/$1.fish"
+}
+declare -A files=(
+    [splashd-web]="usr/bin/splashd-web usr/lib/systemd/system/splashd-web.service usr/share/splashd/web
+        usr/share/man/man1/splashd-web.1.gz $(completions splashd-web)"
+    [splashd-otel]="usr/bin/splashd-otel usr/lib/systemd/system/splashd-otel.service
+        usr/share/man/man1/splashd-otel.1.gz $(completions splashd-otel)"
+    [splashd-themes]="usr/share/splashd/themes"
+)
+for package in "${packages[@]}"; do
+    root=$staging/debian/$package
+    install -d -m 0755 "$root/DEBIAN"
+    for path in ${files[$package]:-}; do
+        [[ -e $all/$path ]] || { echo "deb: $package: install.sh made no $path" >&2; exit 1; }
+        install -d -m 0755 "$root/$(dirname "$path")"
+        mv "$all/$path" "$root/$path"
+    done
+done
+# splashd: everything else. Directories the others emptied go.
+find "$all" -depth -type d -empty -delete
+cp -a "$all/." "$staging/debian/splashd/"
+
+printf 'Source: splashd\n' >"$staging/debian/control"
+for package in "${packages[@]}"; do
+    printf '\nPackage: %s\nArchitecture: any\n' "$package" >>"$staging/debian/control"
+done
+
+for package in "${packages[@]}"; do
+    root=$staging/debian/$package
+    control=$root/DEBIAN
+    doc=$root/usr/share/doc/$package
+    install -d -m 0755 "$doc"
+    install -m 0644 packaging/debian/copyright "$doc/copyright"
+    gzip -9nc "$changelog" >"$doc/changelog.Debian.gz"
+    chmod 0644 "$doc/changelog.Debian.gz"
+    if [[ -f packaging/debian/$package.lintian-overrides ]]; then
+        install -D -m 0644 "packaging/debian/$package.lintian-overrides" "$root/usr/share/lintian/overrides/$package"
+    fi
+
+    # Depends: the shared libraries the binaries still load (the Swift runtime is linked in), as
+    # dpkg-shlibdeps finds them from this system's shlibs and symbols files (it notes that the
+    # binaries use no symbol of libz.so.1: swift-nio-extras links it besides its own copy of zlib;
+    # the dynamic loader still needs it, so zlib1g stays). splashd also needs systemd-sysusers
+    # for its postinst, as dh_installsysusers adds it; the renderer and the exporter need the
+    # daemon (and its group splash) of the same version, the renderer its themes.
+    depends=""
+    executables=()
+    while IFS= read -r -d '' binary; do executables+=("-e${binary#"$staging/"}"); done \
+        < <(find "$root/usr/bin" -type f -print0 2>/dev/null)
+    if [[ ${#executables[@]} -gt 0 ]]; then
+        depends=$(cd "$staging" && dpkg-shlibdeps -O "${executables[@]}" | sed -n 's/^shlibs:Depends=//p')
+        [[ -n $depends ]] || { echo "deb: dpkg-shlibdeps found no dependencies for $package" >&2; exit 1; }
+    fi
+    case $package in
+        splashd) depends="$depends, systemd | systemd-standalone-sysusers | systemd-sysusers" ;;
+        splashd-web) depends="$depends, splashd (= $version), splashd-themes (= $version)" ;;
+        splashd-otel) depends="$depends, splashd (= $version)" ;;
+    esac
+
+    # Installed-Size as dpkg-gencontrol counts it: each file's size in KiB rounded up, 1 per
+    # directory or symlink, DEBIAN left out.
+    installed_size=$(cd "$root" && find . -mindepth 1 -path ./DEBIAN -prune -o \( -type f -printf '%s\n' -o -printf '1024\n' \) \
+        | awk '{ total += int(($1 + 1023) / 1024) } END { print total }')
+
+    sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$maintainer|" \
+        -e "s/@INSTALLED_SIZE@/$installed_size/" -e "s/@DEPENDS@/$depends/" \
+        "packaging/debian/$package.control.in" >"$control/control"
+    for script in postinst prerm postrm; do
+        if [[ -f packaging/debian/$package.$script ]]; then
+            install -m 0755 "packaging/debian/$package.$script" "$control/$script"
+        fi
+    done
+    # Every file under /etc is a configuration file: dpkg keeps the operator's changes.
+    if [[ -d $root/etc ]]; then
+        (cd "$root" && find etc -type f | LC_ALL=C sort | sed 's|^|/|') >"$control/conffiles"
+        chmod 0644 "$control/conffiles"
+    fi
+    (cd "$root" && find . -path ./DEBIAN -prune -o -type f -print | sed 's|^\./||' | LC_ALL=C sort \
+        | xargs -d '\n' md5sum) >"$control/md5sums"
+    chmod 0644 "$control/control" "$control/md5sums"
+
+    # Modes 0755 for directories and executables, 0644 for everything else; one time stamp.
+    find "$root" -type d -exec chmod 0755 {} +
+    find "$root" -type f -perm /111 -exec chmod 0755 {} +
+    find "$root" -type f ! -perm /111 -exec chmod 0644 {} +
+    find "$root" -exec touch --no-dereference --date="@$SOURCE_DATE_EPOCH" {} +
+
+    mkdir -p dist
+    package_arch=$(sed -n 's/^Architecture: //p' "$control/control")
+    out=dist/${package}_${version}_${package_arch}.deb
+    dpkg-deb --root-owner-group -Zxz --build "$root" "$out" >/dev/null
+    echo "$out"
+done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # System tests of splashd under real systemd as PID 1 (docs/system-tests.md).
 #
-#   scripts/system-test.sh path/to/splashd_VERSION_ARCH.deb
+#   scripts/system-test.sh path/to/splashd_VERSION_ARCH.deb   # its sibling packages beside it
 #   scripts/system-test.sh --bin-dir DIR      # no package yet: DIR/splashd, DIR/splashctl + this repo's files
 #
 # Boots a systemd-nspawn container from the host's own root file system under a throwaway
@@ -9,10 +9,11 @@
 # with the toolchain and the work trees hidden, installs splashd in it, reboots it so the units
 # start the way they do on a device, and checks the units, the journal, the watchdog, reload,
 # restarts, the sandbox and permissions; then upgrades, removes and purges the package (checks
-# 12-15, a package only). One line per check (PASS/FAIL); exit 1 if any failed,
+# 12-15, a package only), and upgrades the single 0.1.0-1 package to the split ones (check 17:
+# splashd-web, splashd-otel and splashd-themes are found beside splashd's package). One line per check (PASS/FAIL); exit 1 if any failed,
 # 2 if the container could not be set up. Needs root, systemd-nspawn (systemd-container),
 # nsenter, openssl, jq. Bounded: every wait has a timeout, the whole run is killed after
-# SYSTEST_DEADLINE seconds (default 300).
+# SYSTEST_DEADLINE seconds (default 420).
 set -uo pipefail
 
 usage() {
@@ -28,7 +29,7 @@ if [ -z "${SPLASHD_SYSTEST_NS:-}" ]; then
     # A private mount namespace: the overlay, its tmpfs and nspawn's bookkeeping under /run/systemd
     # exist only in it and vanish with it. `timeout` bounds the whole run.
     export SPLASHD_SYSTEST_NS=1 SYSTEST_STARTED_NS=$(date +%s%N)
-    exec timeout --foreground --kill-after=90s "${SYSTEST_DEADLINE:-300}" unshare --mount --propagation private -- "$BASH" "$0" "$@"
+    exec timeout --foreground --kill-after=90s "${SYSTEST_DEADLINE:-420}" unshare --mount --propagation private -- "$BASH" "$0" "$@"
 fi
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,6 +51,7 @@ else
     usage
 fi
 
+SIBLINGS=() SPLIT_VERSION="" # the other packages' file names (in $WORK/files), and their version
 MACHINE=splashd-systest-$$
 WORK=$(mktemp -d /tmp/splashd-systest.XXXXXX)
 mount -t tmpfs -o mode=0700,size=2g splashd-systest "$WORK"
@@ -1159,6 +1161,75 @@ check_purge() {
     c getent group splash >/dev/null || bad "the group splash is gone"
 }
 
+# The single package of 0.1.0-1, before the split (Tests/system/legacy-0.1.0-1: its control file
+# and maintainer scripts), made again from the files of this build's packages. Prints its name
+# under /srv/systest.
+make_legacy_package() {
+    local tree=$WORK/files/legacy legacy=$REPO/Tests/system/legacy-0.1.0-1 arch depends name deb
+    rm -rf "$tree"
+    mkdir -p "$tree/DEBIAN"
+    for deb in "$(basename "$DEB")" "${SIBLINGS[@]}"; do
+        dpkg-deb -x "$WORK/files/$deb" "$tree" || return 1
+    done
+    # Its documentation and overrides were splashd's alone.
+    rm -rf "$tree"/usr/share/doc/splashd-* "$tree"/usr/share/lintian/overrides/splashd-*
+    arch=$(dpkg-deb -f "$WORK/files/$(basename "$DEB")" Architecture)
+    depends=$(dpkg-deb -f "$WORK/files/$(basename "$DEB")" Depends)
+    sed -e "s|@VERSION@|0.1.0-1|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$(dpkg-deb -f "$DEB" Maintainer)|" \
+        -e "s/@INSTALLED_SIZE@/$(du -sk "$tree" | cut -f1)/" -e "s/@DEPENDS@/$depends/" "$legacy/control.in" >"$tree/DEBIAN/control"
+    for script in postinst prerm postrm; do install -m 0755 "$legacy/$script" "$tree/DEBIAN/$script"; done
+    echo /etc/splashd/splashd.toml >"$tree/DEBIAN/conffiles"
+    name=splashd_0.1.0-1_$arch.deb
+    dpkg-deb --root-owner-group -Znone -b "$tree" "$ROOT/srv/systest/$name" >>"$LOG" 2>&1 || return 1
+    rm -rf "$tree"
+    echo "$name"
+}
+
+# Check 17: a device that runs the single 0.1.0-1 package (the renderer's unit enabled by its
+# operator, the configuration changed, the daemon running) upgrades to the four split packages:
+# each file goes to its package, none is lost, nothing is restarted or disabled, and the
+# configuration stays. Then all four are purged: nothing of them is left.
+check_split_upgrade() {
+    local legacy took conf units paths missing owners versions enabled deb left
+    legacy=$(make_legacy_package) || { bad "could not build the 0.1.0-1 package"; return; }
+    took=$(apt_get install "/srv/systest/$legacy") || { bad "apt-get install ./$legacy failed"; return; }
+    ev "apt-get install ./$legacy: $took, $(c dpkg-query -W -f '${Package} ${Version}' splashd)"
+    config_auto | write_file /etc/splashd/splashd.toml 0644
+    conf=$(c sha256sum /etc/splashd/splashd.toml | cut -c1-12)
+    cl systemctl enable splashd-web.service || bad "could not enable splashd-web.service"
+    cl systemctl start splashd.socket || bad "splashd.socket did not start"
+    c splashctl wait finished --timeout 20s >/dev/null || bad "no launch finished under 0.1.0-1"
+    units=$(running_units)
+    c dpkg -L splashd | sort >"$WORK/files/legacy-paths"
+    for deb in "$(basename "$DEB")" "${SIBLINGS[@]}"; do cp "$WORK/files/$deb" "$ROOT/srv/systest/"; done
+    took=$(apt_get install "/srv/systest/$(basename "$DEB")" "${SIBLINGS[@]/#//srv/systest/}") || bad "apt-get install of the split packages failed"
+    versions=$(c dpkg-query -W -f '${Package}=${Version} ' splashd splashd-web splashd-otel splashd-themes)
+    ev "upgrade to the split packages: $took; $versions"
+    [ "$versions" = "splashd=$SPLIT_VERSION splashd-otel=$SPLIT_VERSION splashd-themes=$SPLIT_VERSION splashd-web=$SPLIT_VERSION " ] ||
+        bad "installed: $versions, want each at $SPLIT_VERSION"
+    owners=$(c dpkg -S /usr/bin/splashd /usr/bin/splashctl /usr/bin/splashd-web /usr/share/splashd/web/index.html \
+        /usr/bin/splashd-otel /usr/share/splashd/themes/reference/theme.toml 2>&1 | cut -d: -f1 | paste -sd' ')
+    ev "owners of splashd, splashctl, splashd-web, the page, splashd-otel, a theme: $owners"
+    [ "$owners" = "splashd splashd splashd-web splashd-web splashd-otel splashd-themes" ] || bad "files owned by: $owners"
+    missing=$(c sh -c 'while read -r p; do [ -e "$p" ] || [ -L "$p" ] || echo "$p"; done' <"$WORK/files/legacy-paths" | paste -sd' ')
+    ev "paths of 0.1.0-1 missing after the upgrade: ${missing:-none} (of $(wc -l <"$WORK/files/legacy-paths"))"
+    [ -z "$missing" ] || bad "lost in the upgrade: $missing"
+    [ "$(running_units)" = "$units" ] || bad "the upgrade changed: $(running_units) (before: $units)"
+    enabled=$(c systemctl is-enabled splashd.socket splashd-finished.service splashd-web.service splashd-otel.service 2>&1 | paste -sd/)
+    ev "is-enabled socket/finished/web/otel: $enabled; splashd.toml $conf -> $(c sha256sum /etc/splashd/splashd.toml | cut -c1-12)"
+    [ "$enabled" = enabled/enabled/enabled/disabled ] || bad "the upgrade changed what is enabled: $enabled"
+    [ "$(c sha256sum /etc/splashd/splashd.toml | cut -c1-12)" = "$conf" ] || bad "the upgrade replaced the operator's configuration"
+    c splashd-web check --theme /usr/share/splashd/themes/reference >/dev/null 2>&1 || bad "splashd-web check of the shipped theme failed"
+    c dpkg -L splashd splashd-web splashd-otel splashd-themes | sort -u >"$PACKAGE_PATHS"
+    c find /var/lib/dpkg/info -name '*.list' ! -name 'splashd*.list' -exec cat {} + | sort -u >"$OTHER_PATHS"
+    c rm -f /etc/splashd/plugins.d/systest-probe.toml /etc/splashd/plugins.d/systest-probe.sh \
+        /etc/splashd/plugins.d/systest-sleeper.toml /etc/splashd/plugins.d/systest-sleeper.sh
+    took=$(apt_get purge splashd splashd-web splashd-otel splashd-themes) || bad "apt-get purge of the four failed"
+    left=$(package_leftovers)
+    ev "apt-get purge of the four: $took; their paths left: ${left:-none}; dpkg: $(c dpkg-query -W -f '${db:Status-Abbrev}' splashd splashd-web splashd-otel splashd-themes 2>&1 | tr -s ' ' | paste -sd' ')"
+    [ -z "$left" ] || bad "purge left $left"
+}
+
 # Check 15: the container is still running cleanly after all that: nothing failed.
 check_still_running() {
     local system failed
@@ -1176,6 +1247,13 @@ make_certificates || { say "system-test: openssl failed"; exit 2; }
 if [ -n "$DEB" ]; then # a copy taken now: the package may be rebuilt while the test runs
     cp "$DEB" "$WORK/files/" && dpkg-deb --contents "$WORK/files/$(basename "$DEB")" >/dev/null 2>&1 ||
         { say "system-test: $DEB is not a readable package"; exit 2; }
+    # The other binary packages of the same build (SPEC §11), for check 17.
+    SPLIT_VERSION=$(dpkg-deb -f "$DEB" Version)
+    for sibling in splashd-web splashd-otel splashd-themes; do
+        found=$(find "$(dirname "$DEB")" -maxdepth 1 -name "${sibling}_${SPLIT_VERSION}_*.deb" | head -n 1)
+        [ -n "$found" ] || { say "system-test: no ${sibling}_${SPLIT_VERSION}_*.deb beside $DEB"; exit 2; }
+        cp "$found" "$WORK/files/" && SIBLINGS+=("$(basename "$found")")
+    done
 fi
 started=$(date +%s%N)
 setup_overlay || { say "system-test: could not set up the overlay"; exit 2; }
@@ -1226,9 +1304,10 @@ if [ -n "$DEB" ]; then
     run_check 12 upgrade-keeps-daemon check_upgrade
     run_check 13 remove check_remove
     run_check 14 purge check_purge
+    run_check 17 split-upgrade check_split_upgrade
     run_check 15 still-running check_still_running
 else
-    say "package: checks 12-15 (upgrade, remove, purge) need a package; not run with --bin-dir"
+    say "package: checks 12-15 and 17 (upgrade, remove, purge, the split) need a package; not run with --bin-dir"
 fi
 
 if [ -n "${SYSTEST_HOLD:-}" ]; then # debugging: keep the container up (nsenter --target LEADER --all)
