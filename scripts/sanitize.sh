@@ -33,7 +33,7 @@ for sanitizer in "${sanitizers[@]}"; do
     # the region-based isolation checker (the SIL pass `send-non-sendable`) takes it for a use:
     # swift-otel 1.6.0's OTelBatchLogRecordProcessor.export (a `var logger` mutated, then captured
     # by an actor-isolated closure) is refused with "sending 'logger' risks causing data races",
-    # though it builds without the sanitizer (Swift 6.3.1; docs/hardening.md has a five-line
+    # though it builds without the sanitizer (Swift 6.3.1; docs/hardening.md has a
     # reproduction). That pass only diagnoses, it changes no code: this build skips it and is
     # instrumented whole; the same sources are held to it by every other build.
     flags=(-Xswiftc -Xllvm -Xswiftc -sil-disable-pass=send-non-sendable)
