@@ -17,11 +17,13 @@ release:
 
 # The shipping binaries, in .build/release too: the Swift runtime linked in (--static-swift-stdlib),
 # so they run on a Debian 12 system without the Swift toolchain (SPEC §11). They replace `release`'s.
+# They export no symbols (packaging/executable-symbols.map: smaller, and faster to start).
+DIST_FLAGS = -Xlinker --version-script=$(CURDIR)/packaging/executable-symbols.map
 dist:
-	$(SWIFT) build -c release --static-swift-stdlib --product splashd
-	$(SWIFT) build -c release --static-swift-stdlib --product splashctl
-	$(SWIFT) build -c release --static-swift-stdlib --product splashd-web
-	$(SWIFT) build -c release --static-swift-stdlib --product splashd-otel
+	$(SWIFT) build -c release --static-swift-stdlib --product splashd $(DIST_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --product splashctl $(DIST_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --product splashd-web $(DIST_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --product splashd-otel $(DIST_FLAGS)
 
 # Installs everything under DESTDIR: binaries (stripped), units, sysusers and tmpfiles snippets,
 # journal catalog, shipped plugins, the page and themes, man pages, completions, docs, and
