@@ -58,12 +58,20 @@ enum FuzzStateFiles {
         FuzzFailure.check(again == record, "a counter record does not survive a round trip")
     }
 
-    /// `history.jsonl`: what was decoded encodes to the same records, with no line lost.
+    /// `history.jsonl`: what was decoded encodes to the same records, with no line lost; and each
+    /// line as the `records` report carries it (a JSON value, read by splashd-otel): decoded
+    /// without a crash, and every record survives the trip through its wire value.
     static func runHistory(_ bytes: UnsafeRawBufferPointer) {
         let decoded = HistoryLog.decode(bytes)
         let again = HistoryLog.decode(decoded.log.encoded())
         FuzzFailure.check(again.malformedLines == 0, "an encoded history has malformed lines")
         FuzzFailure.check(again.log.records == decoded.log.records, "a history does not survive a round trip")
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            if let value = try? JSONValue.parse(line) { _ = try? LaunchRecord(jsonValue: value) }
+        }
+        for record in decoded.log.records {
+            FuzzFailure.check((try? LaunchRecord(jsonValue: record.jsonValue)) == record, "a record does not survive its wire value")
+        }
     }
 
     /// `config.json` and `config.json.etag`: the first half of the input is the cache, the rest its

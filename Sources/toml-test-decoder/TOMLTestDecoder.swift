@@ -17,7 +17,8 @@ enum TOMLTestDecoder {
     static func main() {
         let input: [UInt8]
         do {
-            input = try FileSystem.read(descriptor: 0, limit: 1 << 30)
+            // What the daemon reads at most of a configuration.
+            input = try FileSystem.read(descriptor: 0, limit: ConfigLoader.maximumFileSize)
         } catch {
             fail("cannot read stdin: \(error.reason)")
         }
