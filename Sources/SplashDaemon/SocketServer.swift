@@ -57,17 +57,17 @@ public final class SocketServer: Sendable {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
             .serverChannelInitializer { channel in
-                // `accept` failing (EMFILE, ENFILE, ENOMEM) leaves the connection in the backlog
-                // and the socket readable: without a pause the loop would retry at once, forever.
-                // (NIO adds this handler only for its async bind.)
+                // `accept` failing for want of descriptors or memory leaves the connection in the
+                // backlog and the socket readable: without a pause the loop would retry at once,
+                // forever, whatever consumed the descriptors (AcceptPause says why NIO's own
+                // back-off is not enough).
                 channel.eventLoop.makeCompletedFuture {
-                    let backoff = AcceptBackoffHandler(shouldForwardIOErrorCaught: false) { error in
+                    let pause = AcceptPause(pause: acceptBackoff) { error in
                         if limit.shouldLogAcceptFailure() {
                             logger.warning("cannot accept a client (\(error)); pausing new connections for a moment")
                         }
-                        return acceptBackoff
                     }
-                    try channel.pipeline.syncOperations.addHandler(backoff)
+                    try channel.pipeline.syncOperations.addHandler(pause)
                 }
             }
             .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 16 * 1024, high: 64 * 1024))

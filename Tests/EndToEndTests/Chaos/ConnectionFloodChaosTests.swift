@@ -133,6 +133,58 @@ import TestSupport
         #expect(daemon.isRunning)
     }
 
+    /// Issue 22, item 6: the cap is computed at start, so a limit lowered at run time
+    /// (`prlimit`) let idle clients take every descriptor; then each `accept` failed with
+    /// EMFILE and, as the first of its read, made NIO retry at once: 11,366 failed `accept4` in
+    /// 2 s, a full core (201 of 200 clock ticks). Now accepting pauses (`AcceptPause`).
+    @Test func aDescriptorLimitLoweredAtRunTimeDoesNotSpinAndAcceptingResumes() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let plugins = try Self.plugins(in: directory)
+        let socketPath = directory.file("splashd.sock")
+        let daemon = try DaemonProcess(
+            config: Self.config(socketPath: socketPath, maxClients: nil),
+            pluginDirectories: [plugins.directory],
+            socketPath: socketPath
+        )
+        let first = try daemon.connect()
+        _ = try first.follow(timeout: .seconds(30)) { state, _ in state.phase != .finished }
+        let lowered = try ProcessRunner.run("/usr/bin/prlimit", ["--pid=\(daemon.pid)", "--nofile=128:128"])
+        #expect(lowered.status == 0, "\(lowered.stderr)")
+
+        // More idle clients than descriptors left: the last ones wait in the backlog.
+        var clients: [RawSocketClient] = []
+        for _ in 0..<200 { clients.append(try RawSocketClient(path: socketPath)) }
+        #expect(daemon.waitForLog("cannot accept a client"), "the daemon reached its limit")
+
+        // Two seconds at the limit with clients in the backlog: the daemon waits, it does not spin.
+        let before = Self.cpuTicks(daemon.pid)
+        let started = ContinuousClock.now
+        try await Task.sleep(for: .seconds(2))
+        let elapsed = ContinuousClock.now - started
+        if let before, let after = Self.cpuTicks(daemon.pid) {
+            let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+            let used = Double(after - before) / ticksPerSecond
+            print("at its file limit: the daemon used \(used) s of CPU in \(elapsed)")
+            // A spin uses the whole interval; waiting, next to nothing.
+            #expect(used < Double(elapsed.components.seconds) / 4, "the daemon spun at its descriptor limit")
+        } else {
+            Issue.record("cannot read the daemon's CPU time")
+        }
+
+        // Room made: the clients in the backlog are accepted, and a new one is served.
+        for client in clients.prefix(150) { client.close() }
+        clients.removeFirst(150)
+        var newcomer: SplashConnection?
+        #expect(await waitUntil {
+            if case .success(let client) = Self.connect(socketPath) { newcomer = client }
+            return newcomer != nil
+        })
+        #expect(try newcomer?.request(.ping) == .ok(id: 1))
+        #expect(try first.request(.ping) == .ok(id: 2))
+        #expect(daemon.isRunning)
+    }
+
     @Test func oneClientOverMaxClientsGetsBusyAndIsClosed() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
