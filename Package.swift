@@ -243,7 +243,11 @@ let package = Package(
         .testTarget(name: "SplashFuzzTests", dependencies: ["SplashFuzz", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "SplashWebTests",
-            dependencies: ["SplashWeb", "SplashTheme", "SplashConfig", "SplashCore", "TestSupport"],
+            dependencies: [
+                "SplashWeb", "SplashTheme", "SplashConfig", "SplashCore", "TestSupport",
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

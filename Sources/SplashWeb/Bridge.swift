@@ -42,6 +42,24 @@ public final class Bridge: @unchecked Sendable {
         let grant: BridgeAccess.Grant
         /// A state was skipped while the page was not reading; send the latest when it can.
         var behind = false
+        /// What the page may still send (`CommandBudget`).
+        var budget: CommandBudget
+        /// Its commands sent to splashd and not answered yet.
+        var inFlight = 0
+    }
+
+    /// The most commands of one page waiting for splashd's answer; one more is answered `busy`.
+    static let maxInFlight = 8
+    /// The most bytes queued for a page that does not read (beyond the write buffer's high-water
+    /// mark, only answers to its own commands are queued; this is the backstop): the page is closed.
+    static let maxQueuedBytes = 1024 * 1024
+
+    /// What a page's message came to.
+    enum Verdict: Equatable {
+        /// Answered, or sent on to splashd.
+        case taken
+        /// The page sent more than its budget: close it.
+        case overBudget
     }
 
     public init(eventLoop: any EventLoop, socketPath: String, access: BridgeAccess, logger: Logger) {
@@ -150,6 +168,7 @@ public final class Bridge: @unchecked Sendable {
             guard let id = object["id"]?.int64Value, id > 0,
                 let request = waiting.removeValue(forKey: id)
             else { return }
+            pages[request.page]?.inFlight -= 1
             object["id"] = request.id
             if request.id == nil { object.removeValue(forKey: "id") }
             var writer = JSONWriter()
@@ -173,7 +192,8 @@ public final class Bridge: @unchecked Sendable {
     /// A page connected over the WebSocket with `grant`.
     func pageOpened(_ channel: any Channel, grant: BridgeAccess.Grant) {
         let key = ObjectIdentifier(channel)
-        pages[key] = PageLink(channel: channel, grant: grant)
+        guard pages[key] == nil else { return }
+        pages[key] = PageLink(channel: channel, grant: grant, budget: CommandBudget(now: .now()))
         sendBridgeStatus(to: key)
         if let latestState { send(latestState, to: key) }
     }
@@ -192,10 +212,15 @@ public final class Bridge: @unchecked Sendable {
         send(latestState, to: key)
     }
 
-    /// One text message from a page.
-    func pageMessage(_ bytes: ByteBuffer, from channel: any Channel) {
+    /// One text message from a page: answered here (refused), or sent on to splashd. Every
+    /// message spends the page's budget; a page over it is to be closed.
+    func pageMessage(_ bytes: ByteBuffer, from channel: any Channel) -> Verdict {
         let key = ObjectIdentifier(channel)
-        guard let link = pages[key] else { return }
+        guard let link = pages[key] else { return .taken }
+        guard pages[key]!.budget.spend(now: .now()) else {
+            logger.warning("a page sent more than \(CommandBudget.burst) commands at once or \(CommandBudget.perSecond) a second; closing it")
+            return .overBudget
+        }
         switch access.check(bytes.readableBytesView, grant: link.grant) {
         case .failure(let error):
             send(ServerMessage.error(error).line(), to: key)
@@ -203,14 +228,23 @@ public final class Bridge: @unchecked Sendable {
             guard daemon != nil else {
                 let error = ProtocolError(code: .unavailable, message: "splashd is not connected", id: request.id)
                 send(ServerMessage.error(error).line(), to: key)
-                return
+                return .taken
+            }
+            guard link.inFlight < Self.maxInFlight else {
+                let error = ProtocolError(
+                    code: .busy, message: "\(Self.maxInFlight) commands of this page wait for splashd already", id: request.id
+                )
+                send(ServerMessage.error(error).line(), to: key)
+                return .taken
             }
             let id = nextRequestID
             nextRequestID += 1
             waiting[id] = (key, request.id)
+            pages[key]?.inFlight += 1
             request.id = .number(Double(id))
             send(toDaemon: request.encoded())
         }
+        return .taken
     }
 
     private func sendBridgeStatus(to key: ObjectIdentifier) {
@@ -244,7 +278,44 @@ public final class Bridge: @unchecked Sendable {
 
     private func send(_ buffer: ByteBuffer, to key: ObjectIdentifier) {
         guard let channel = pages[key]?.channel else { return }
+        // The backstop: what reaches here beyond the high-water mark is answers to the page's
+        // own commands, which its budget bounds; a page that let this much pile up is closed.
+        if !channel.isWritable,
+            let queued = try? channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes),
+            queued > Self.maxQueuedBytes
+        {
+            logger.warning("a page left more than \(Self.maxQueuedBytes) bytes unread; closing it")
+            pages.removeValue(forKey: key)
+            channel.close(promise: nil)
+            return
+        }
         channel.writeAndFlush(WebSocketText(buffer: buffer), promise: nil)
+    }
+}
+
+/// How many messages a page may send: a burst of `burst`, then `perSecond` a second (a token
+/// bucket). A real page sends a few in a launch (`dismissed`, Retry, a step it completes); a
+/// page over its budget floods, and is closed.
+struct CommandBudget: Equatable {
+    static let burst = 32
+    static let perSecond = 16
+
+    private(set) var tokens: Double
+    private var refilled: NIODeadline
+
+    init(now: NIODeadline) {
+        tokens = Double(Self.burst)
+        refilled = now
+    }
+
+    /// Takes one message from the budget; false when none is left.
+    mutating func spend(now: NIODeadline) -> Bool {
+        let elapsed = Double(max(0, (now - refilled).nanoseconds)) / 1e9
+        tokens = min(Double(Self.burst), tokens + elapsed * Double(Self.perSecond))
+        refilled = now
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
     }
 }
 

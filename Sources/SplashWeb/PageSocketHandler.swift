@@ -4,7 +4,14 @@ import NIOWebSocket
 /// One page's WebSocket: text frames to and from the bridge, pings answered, the rest closed.
 ///
 /// A page sends one command per text frame (at most 16 KiB, the upgrader's frame limit); binary
-/// and fragmented messages are refused by closing the connection with a protocol error.
+/// and fragmented messages are refused by closing the connection with a protocol error, and so
+/// is a frame RFC 6455 forbids a client to send: an unmasked one (§5.1) or one with a reserved
+/// bit set (§5.2: no extension is negotiated).
+///
+/// What a page that does not read can make the bridge queue is bounded: nothing more is read
+/// from it while its connection is over the write buffer's high-water mark, a ping is answered
+/// by only the latest pong while it is (RFC 6455 §5.5.3 allows that), and its commands go
+/// through the bridge's per-page budget (`Bridge.pageMessage`), which closes a page that floods.
 final class PageSocketHandler: ChannelDuplexHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundIn = WebSocketText
@@ -13,6 +20,10 @@ final class PageSocketHandler: ChannelDuplexHandler {
     let bridge: Bridge
     let grant: BridgeAccess.Grant
     private var closing = false
+    /// A read was asked for while the page could not take writes: done once it can.
+    private var readDeferred = false
+    /// The payload of the latest ping not answered yet because the page could not take writes.
+    private var pendingPong: ByteBuffer?
 
     init(bridge: Bridge, grant: BridgeAccess.Grant) {
         self.bridge = bridge
@@ -34,8 +45,27 @@ final class PageSocketHandler: ChannelDuplexHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable { bridge.pageWritable(context.channel) }
+        if context.channel.isWritable {
+            if let pong = pendingPong {
+                pendingPong = nil
+                context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: pong)), promise: nil)
+            }
+            bridge.pageWritable(context.channel)
+            if readDeferred {
+                readDeferred = false
+                context.read()
+            }
+        }
         context.fireChannelWritabilityChanged()
+    }
+
+    /// Reads only while the page can take what the bridge answers.
+    func read(context: ChannelHandlerContext) {
+        guard context.channel.isWritable else {
+            readDeferred = true
+            return
+        }
+        context.read()
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -44,13 +74,24 @@ final class PageSocketHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !closing else { return }
         let frame = unwrapInboundIn(data)
+        guard frame.maskKey != nil, !frame.rsv1, !frame.rsv2, !frame.rsv3 else {
+            return close(context: context, code: .protocolError)
+        }
         switch frame.opcode {
         case .text where frame.fin:
-            bridge.pageMessage(frame.unmaskedData, from: context.channel)
+            switch bridge.pageMessage(frame.unmaskedData, from: context.channel) {
+            case .taken: break
+            case .overBudget: close(context: context, code: .policyViolation)
+            }
         case .ping:
-            let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
-            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+            let payload = frame.unmaskedData
+            if context.channel.isWritable {
+                context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: payload)), promise: nil)
+            } else {
+                pendingPong = payload
+            }
         case .pong:
             break
         case .connectionClose:
@@ -71,5 +112,10 @@ final class PageSocketHandler: ChannelDuplexHandler {
         data.write(webSocketErrorCode: code)
         let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
         context.writeAndFlush(wrapOutboundOut(frame)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        // A page that does not read never lets the close frame out: closed anyway.
+        context.eventLoop.assumeIsolated().scheduleTask(in: Self.closeGrace) { context.close(promise: nil) }
     }
+
+    /// How long a closing connection may take to let its close frame out.
+    static let closeGrace = TimeAmount.seconds(2)
 }

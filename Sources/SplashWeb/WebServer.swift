@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
+import SplashLines
 
 /// `splashd-web`'s HTTP and WebSocket server on a loopback address, with the bridge behind it.
 public final class WebServer: Sendable {
@@ -25,6 +26,15 @@ public final class WebServer: Sendable {
 
     /// The largest WebSocket frame a page may send: a renderer command is a short line.
     static let maxFrameSize = 16 * 1024
+    /// The most read from a connection at once: one read's frames are handled before reading
+    /// stops for a client that does not read its answers (PageSocketHandler), so this bounds what
+    /// such a client can make the bridge queue.
+    static let maxReadSize = 16 * 1024
+    /// How long a connection may send nothing before it is closed, until it upgrades: an HTTP
+    /// request never finished, or a keep-alive connection between requests.
+    static let idleTimeout = TimeAmount.seconds(10)
+    /// How long accepting stops after `accept` failed for want of descriptors or memory.
+    static let acceptPause = TimeAmount.milliseconds(250)
 
     /// Binds `host:port` (port 0 for any free one), which must be a loopback address, and starts
     /// the bridge to splashd's socket at `socketPath`.
@@ -38,16 +48,40 @@ public final class WebServer: Sendable {
             }
         }
         let serving = NIOLockedValueBox<(Bridge, WebSite)?>(nil)
+        let table = ConnectionTable(capacity: ConnectionTable.capacity(descriptorLimit: ConnectionTable.descriptorLimit()))
+        logger.debug("serving at most \(table.capacity) connections")
         let channel: any Channel
         do {
             channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .serverChannelInitializer { channel in
+                    // Out of descriptors (whatever took them): stop accepting for a moment
+                    // instead of retrying `accept` at once, forever (AcceptPause).
+                    channel.eventLoop.makeCompletedFuture {
+                        let pause = AcceptPause(pause: acceptPause) { error in
+                            if table.shouldLogAcceptFailure() {
+                                logger.warning("cannot accept a connection (\(error)); pausing new connections for a moment")
+                            }
+                        }
+                        try channel.pipeline.syncOperations.addHandler(pause)
+                    }
+                }
                 .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 256 * 1024))
+                .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 1)
+                .childChannelOption(
+                    ChannelOptions.recvAllocator,
+                    value: AdaptiveRecvByteBufferAllocator(minimum: 512, initial: 4096, maximum: maxReadSize)
+                )
                 .childChannelInitializer { channel in
                     guard let (bridge, site) = serving.withLockedValue({ $0 }) else {
                         return channel.close()
                     }
-                    return Self.configure(channel, bridge: bridge, site: site)
+                    guard table.admit(channel) else {
+                        return channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(BusyHTTPHandler(capacity: table.capacity))
+                        }
+                    }
+                    return Self.configure(channel, bridge: bridge, site: site, table: table)
                 }
                 .bind(host: host, port: port).get()
         } catch {
@@ -74,8 +108,12 @@ public final class WebServer: Sendable {
         try? await channel.close()
     }
 
-    private static func configure(_ channel: any Channel, bridge: Bridge, site: WebSite) -> EventLoopFuture<Void> {
+    private static func configure(_ channel: any Channel, bridge: Bridge, site: WebSite, table: ConnectionTable) -> EventLoopFuture<Void> {
         let access = bridge.access
+        let idle = IdleStateHandler(readTimeout: idleTimeout)
+        let idleCloser = IdleCloser()
+        // The upgrade completes on the channel's event loop, where the handlers live.
+        let boundIdle = NIOLoopBound((idle, idleCloser), eventLoop: channel.eventLoop)
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: maxFrameSize,
             automaticErrorHandling: true,
@@ -86,14 +124,19 @@ public final class WebServer: Sendable {
             },
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
-                    let handler = PageSocketHandler(bridge: bridge, grant: Self.grant(for: head, access: access))
+                    let grant = Self.grant(for: head, access: access)
+                    // A page stays as long as it likes; one with the token is never pushed out.
+                    channel.pipeline.syncOperations.removeHandler(boundIdle.value.0, promise: nil)
+                    channel.pipeline.syncOperations.removeHandler(boundIdle.value.1, promise: nil)
+                    if grant == .control { table.protect(channel) }
+                    let handler = PageSocketHandler(bridge: bridge, grant: grant)
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }
         )
         return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandlers([idle, idleCloser])
             let http = HTTPHandler(site: site, access: access)
-            // The upgrade completes on the channel's event loop, where the handler lives.
             let boundHTTP = NIOLoopBound(http, eventLoop: channel.eventLoop)
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                 withServerUpgrade: (upgraders: [upgrader], completionHandler: { context in
