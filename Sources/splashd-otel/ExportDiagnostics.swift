@@ -12,6 +12,27 @@ final class ExportDiagnostics: Sendable {
         var failures = 0
         var metricFailures = 0
         var lastFailure: String?
+        /// Span batches the collector accepted (a 2xx) with a reply that could not be read.
+        var unreadableReplies = 0
+        var lastUnreadableReply: String?
+    }
+
+    /// Whether `error` came after the collector answered 2xx: a reply body that is not an OTLP
+    /// response (garbage, over swift-otel's 2 MiB, no or another content type). OTLP/HTTP: a 2xx
+    /// means the data was accepted, so its batch counts as delivered and is not sent again.
+    /// swift-otel's error type is internal: recognised by its name, with the decoders' and the
+    /// body limit's (docs/operations.md, "Fleet telemetry").
+    static func isAfterSuccess(_ error: any Error) -> Bool {
+        let type = String(reflecting: Swift.type(of: error))
+        switch type {
+        case "SwiftProtobuf.BinaryDecodingError", "SwiftProtobuf.JSONDecodingError", "NIOCore.NIOTooManyBytesError":
+            return true
+        case _ where type.hasSuffix(".OTLPHTTPExporterError"):
+            let description = "\(error)"
+            return description.hasPrefix("responseHasUnsupportedContentType") || description.hasPrefix("responseHasMissingContentType")
+        default:
+            return false
+        }
     }
 
     let tally = Mutex(Tally())
@@ -37,6 +58,12 @@ final class ExportDiagnostics: Sendable {
             diagnostics.tally.withLock { tally in
                 if text == "Exported batch.", case .string(let size)? = merged["batch_size"], let count = Int(size) {
                     tally.exportedSpans += count
+                } else if event.level >= .warning, text == "Failed to export batch.", let error = event.error,
+                    ExportDiagnostics.isAfterSuccess(error), case .string(let size)? = merged["batch_size"], let count = Int(size)
+                {
+                    tally.exportedSpans += count
+                    tally.unreadableReplies += 1
+                    tally.lastUnreadableReply = "\(error)"
                 } else if event.level >= .warning, text == "Failed to export batch." || text.hasPrefix("Force flush failed") {
                     tally.failures += 1
                     tally.lastFailure = event.error.map { "\(text) \($0)" } ?? text

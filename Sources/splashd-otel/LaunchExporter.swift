@@ -54,6 +54,11 @@ struct LaunchExporter {
         }
         let tally = diagnostics.tally.withLock { $0 }
         if tally.failures > 0 { return .failed(tally.lastFailure ?? "export failed") }
+        if let reply = tally.lastUnreadableReply {
+            logger.notice(
+                "the collector accepted the launches (2xx) with a reply that could not be read (\(reply)); they count as delivered"
+            )
+        }
         if tally.metricFailures > 0 { logger.notice("the launches' metrics were not delivered; their traces were") }
         guard tally.exportedSpans >= spanCount else {
             return .failed("the exporter confirmed \(tally.exportedSpans) of \(spanCount) spans")

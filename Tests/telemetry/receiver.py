@@ -1,13 +1,17 @@
 """A real OTLP/HTTP receiver on loopback for the telemetry tests: decodes every request with the
 official OpenTelemetry protobuf definitions (PyPI's opentelemetry-proto) and keeps it.
 
-It can be told to answer 503 (a collector in trouble) or be stopped (a collector that is down).
+It can be told to answer 503 (a collector in trouble) or be stopped (a collector that is down),
+or to be hostile (`mode`): accept a request and answer 200 with garbage or a 100 MB body, or
+not accept it: hang, reset the connection, answer 429 with `Retry-After`.
 """
 
 from __future__ import annotations
 
 import gzip
 import http.server
+import socket
+import struct
 import threading
 
 from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2
@@ -21,6 +25,11 @@ class Receiver:
         self.raw: list[bytes] = []
         self.status = 200
         self.refused = 0
+        # "ok", or hostile: "garbage" and "huge" take the request (it counts), "hang", "reset"
+        # and "429" do not.
+        self.mode = "ok"
+        self.hostile = 0
+        self.released = threading.Event()
         self.cond = threading.Condition()
         receiver = self
 
@@ -31,6 +40,26 @@ class Receiver:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 if self.headers.get("Content-Encoding") == "gzip":
                     body = gzip.decompress(body)
+                with receiver.cond:
+                    mode = receiver.mode
+                    if mode in ("hang", "reset", "429"):
+                        receiver.hostile += 1
+                        receiver.cond.notify_all()
+                if mode == "hang":
+                    receiver.released.wait(60)
+                    self.close_connection = True
+                    return
+                if mode == "reset":
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.close_connection = True
+                    self.connection.close()
+                    return
+                if mode == "429":
+                    self.send_response(429)
+                    self.send_header("Retry-After", "1")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 with receiver.cond:
                     status = receiver.status
                     if status == 200:
@@ -49,11 +78,22 @@ class Receiver:
                         receiver.refused += 1
                         reply = b""
                     receiver.cond.notify_all()
+                if status == 200 and mode == "garbage":
+                    reply = b"\xff\xff\xff\xff not a protobuf message"
+                size = 100 * 1000 * 1000 if status == 200 and mode == "huge" else len(reply)
                 self.send_response(status)
                 self.send_header("Content-Type", "application/x-protobuf")
-                self.send_header("Content-Length", str(len(reply)))
+                self.send_header("Content-Length", str(size))
                 self.end_headers()
-                self.wfile.write(reply)
+                try:
+                    if size == len(reply):
+                        self.wfile.write(reply)
+                    else:
+                        chunk = b"\x00" * (1 << 20)
+                        for _ in range(size // len(chunk)):
+                            self.wfile.write(chunk)
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True
 
             def log_message(self, *args):
                 pass
@@ -84,6 +124,7 @@ class Receiver:
                 raise TimeoutError(f"timed out waiting for {what}")
 
     def close(self):
+        self.released.set()
         self.server.shutdown()
         self.server.server_close()
 

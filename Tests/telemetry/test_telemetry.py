@@ -286,3 +286,42 @@ def test_a_cursor_that_cannot_be_read_is_moved_aside_with_an_error_and_saving_wo
     receiver.wait(lambda: len(receiver.roots()) == 2, 30, "the launch after the restart")
     ids = [attributes(r)["splashd.launch.id"] for r in receiver.roots()]
     assert len(set(ids)) == 2 == len(ids), f"exported twice: {ids}"
+
+
+@pytest.mark.parametrize("mode", ["garbage", "huge", "hang", "reset", "429"])
+def test_a_hostile_collector_gets_every_launch_exactly_once(cleanup, mode):
+    """Issue 22, item 9 and the hostile collector: a 2xx is delivered whatever its body (before
+    the fix, a 200 with an unreadable body was a failure and the launch was sent again); a
+    request the collector did not take is sent again, once it takes them."""
+    receiver = Receiver()
+    receiver.mode = mode
+    cleanup(receiver)
+    device = Device(receiver.endpoint)
+    cleanup(device)
+    deadline_wait(lambda: device.finished_launches(), 20, "the first launch")
+    device.start_exporter()
+
+    def distinct(n):
+        return lambda: len({attributes(r)["splashd.launch.id"] for r in receiver.roots()}) >= n
+
+    if mode in ("hang", "reset", "429"):
+        receiver.wait(lambda: receiver.hostile >= 1, 60, "a request the collector does not take")
+        # The hung request stays hung: the exporter gives up on it (its timeout) and sends again.
+        receiver.mode = "ok"
+    receiver.wait(distinct(1), 60, "the first launch")
+    device.relaunch()
+    receiver.wait(distinct(2), 60, "the second launch")
+    if mode in ("garbage", "huge"):
+        # The second cycle is over once it says so (or once a launch came twice: the defect).
+        deadline_wait(lambda: device.exporter_output().count("count as delivered") >= 2
+                      or len(receiver.roots()) > len({attributes(r)["splashd.launch.id"] for r in receiver.roots()}),
+                      30, "two cycles to end")
+    # One more cycle through the same exporter: nothing before it is sent again.
+    device.relaunch()
+    receiver.wait(distinct(3), 60, "the third launch")
+    ids = [attributes(r)["splashd.launch.id"] for r in receiver.roots()]
+    assert sorted(ids) == sorted(device.finished_launches()) and len(set(ids)) == 3 == len(ids), f"exported twice: {ids}"
+    assert device.exporter.poll() is None
+    if mode in ("garbage", "huge"):
+        assert "cannot export" not in device.exporter_output()
+    print(f"hostile collector ({mode}): {receiver.hostile} requests not taken, each of 3 launches delivered once")
