@@ -194,7 +194,11 @@ let package = Package(
         // Every outside input as a fuzz target: bytes in, the daemon's own decoders, properties checked.
         .target(
             name: "SplashFuzz",
-            dependencies: ["SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins"],
+            dependencies: [
+                "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashWeb", "SplashTheme", "SplashTelemetry",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         // toml-test's decoder interface over the TOML reader (TOML on stdin, tagged JSON on

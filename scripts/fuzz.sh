@@ -10,6 +10,7 @@
 # --address     also build with AddressSanitizer (slower; a separate build in Fuzz/.build-asan)
 # --seed N      libFuzzer's seed (CI uses a fixed one, so a brief run is repeatable)
 # TARGET        request toml config manifest plugin-output session counter history config-cache deep-link
+#               web-http web-frames otel-cursor otel-records
 #               (default: all)
 #
 # The working corpus grows in Fuzz/.build/corpus/TARGET (not committed); an input that crashes,
@@ -29,12 +30,12 @@ while [ $# -gt 0 ]; do
     --max-len) max_len="$2"; shift 2 ;;
     --address) address=1; shift ;;
     --seed) seed="$2"; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     -*) echo "fuzz: unknown option $1" >&2; exit 64 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
-all=(request toml config manifest plugin-output session counter history config-cache deep-link)
+all=(request toml config manifest plugin-output session counter history config-cache deep-link web-http web-frames otel-cursor otel-records)
 [ "${#targets[@]}" -gt 0 ] || targets=("${all[@]}")
 
 sanitizers=(--sanitize fuzzer) scratch=.build

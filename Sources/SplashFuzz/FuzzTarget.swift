@@ -30,6 +30,14 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case configCache = "config-cache"
     /// Quick-action names and deep links (`QuickActionRouter`).
     case deepLink = "deep-link"
+    /// A connection to `splashd-web`: HTTP requests, perhaps an upgrade.
+    case webHTTP = "web-http"
+    /// A page's WebSocket frames to `splashd-web`, after its upgrade.
+    case webFrames = "web-frames"
+    /// `splashd-otel`'s cursor file.
+    case otelCursor = "otel-cursor"
+    /// splashd's `records` reply as `splashd-otel` reads it, through to the traces.
+    case otelRecords = "otel-records"
 
     /// Runs one input through the target.
     public func run(_ bytes: UnsafeRawBufferPointer) {
@@ -44,6 +52,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .history: FuzzStateFiles.runHistory(bytes)
         case .configCache: FuzzStateFiles.runConfigCache(bytes)
         case .deepLink: FuzzDeepLink.run(bytes)
+        case .webHTTP: FuzzWeb.runHTTP(bytes)
+        case .webFrames: FuzzWeb.runFrames(bytes)
+        case .otelCursor: FuzzTelemetry.runCursor(bytes)
+        case .otelRecords: FuzzTelemetry.runRecords(bytes)
         }
     }
 

@@ -296,9 +296,9 @@ public final class Bridge: @unchecked Sendable {
 /// How many messages a page may send: a burst of `burst`, then `perSecond` a second (a token
 /// bucket). A real page sends a few in a launch (`dismissed`, Retry, a step it completes); a
 /// page over its budget floods, and is closed.
-struct CommandBudget: Equatable {
-    static let burst = 32
-    static let perSecond = 16
+package struct CommandBudget: Equatable {
+    package static let burst = 32
+    package static let perSecond = 16
 
     private(set) var tokens: Double
     private var refilled: NIODeadline

@@ -13,7 +13,7 @@ import Glibc
 /// connection, or a viewer's WebSocket): the page that holds the token is never pushed out, and a
 /// flood of idle connections pushes out only itself. When every connection is a control page's,
 /// the newcomer is answered 503 and closed (`BusyHTTPHandler`).
-final class ConnectionTable: Sendable {
+package final class ConnectionTable: Sendable {
     /// The most connections served at once unless the descriptor limit leaves room for fewer.
     static let defaultCapacity = 64
     /// Descriptors kept for the bridge itself: standard streams, event loop, the listening
@@ -30,7 +30,7 @@ final class ConnectionTable: Sendable {
     }
     private let state = NIOLockedValueBox(State())
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
@@ -136,5 +136,34 @@ final class IdleCloser: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         context.fireUserInboundEventTriggered(event)
+    }
+}
+
+/// Lets only bytes reach the WebSocket frame decoder after an upgrade.
+///
+/// NIO's upgrade handler keeps what arrived after the upgrade request and passes it on once the
+/// upgrade is done. When that was a whole request pipelined behind the upgrade request, it had
+/// already been decoded, and the frame decoder, which takes bytes, trapped on an HTTP request head:
+/// one connection took the bridge down (found by the `web-http` fuzz target). A client must wait
+/// for the `101` before it sends frames (RFC 6455 §4.1), so a request there closes the connection.
+final class UpgradeLeftoverGuard: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    private var refused = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused else { return }
+        guard Self.holdsBytes(data) else {
+            refused = true
+            context.close(promise: nil)
+            return
+        }
+        context.fireChannelRead(data)
+    }
+
+    /// Whether `data` wraps bytes (`NIOAny`'s own test is not public: its storage's case says).
+    static func holdsBytes(_ data: NIOAny) -> Bool {
+        guard let storage = Mirror(reflecting: data).children.first?.value else { return false }
+        return Mirror(reflecting: storage).children.first?.label == "ioData"
     }
 }

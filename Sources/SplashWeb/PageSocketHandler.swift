@@ -45,7 +45,7 @@ final class PageSocketHandler: ChannelDuplexHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable {
+        if context.channel.isWritable && !closing {
             if let pong = pendingPong {
                 pendingPong = nil
                 context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: pong)), promise: nil)
@@ -101,13 +101,19 @@ final class PageSocketHandler: ChannelDuplexHandler {
         }
     }
 
+    /// The frame decoder's errors (the upgrader leaves them to this handler, so that a connection
+    /// gets one close frame, not NIO's and this handler's).
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        close(context: context, code: .protocolError)
+        let tooLarge = (error as? NIOWebSocketError) == .invalidFrameLength
+        close(context: context, code: tooLarge ? .messageTooLarge : .protocolError)
     }
 
     private func close(context: ChannelHandlerContext, code: WebSocketErrorCode) {
         guard !closing else { return }
         closing = true
+        // Nothing after the close frame: the bridge forgets the page now.
+        bridge.pageClosed(context.channel)
+        pendingPong = nil
         var data = context.channel.allocator.buffer(capacity: 2)
         data.write(webSocketErrorCode: code)
         let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: data)

@@ -108,7 +108,8 @@ public final class WebServer: Sendable {
         try? await channel.close()
     }
 
-    private static func configure(_ channel: any Channel, bridge: Bridge, site: WebSite, table: ConnectionTable) -> EventLoopFuture<Void> {
+    /// Builds a connection's pipeline: idle timeout, HTTP, the WebSocket upgrade to `PageSocketHandler`.
+    package static func configure(_ channel: any Channel, bridge: Bridge, site: WebSite, table: ConnectionTable) -> EventLoopFuture<Void> {
         let access = bridge.access
         let idle = IdleStateHandler(readTimeout: idleTimeout)
         let idleCloser = IdleCloser()
@@ -116,7 +117,8 @@ public final class WebServer: Sendable {
         let boundIdle = NIOLoopBound((idle, idleCloser), eventLoop: channel.eventLoop)
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: maxFrameSize,
-            automaticErrorHandling: true,
+            // PageSocketHandler closes on the decoder's errors itself: one close frame.
+            automaticErrorHandling: false,
             shouldUpgrade: { channel, head in
                 let grant = Self.grant(for: head, access: access)
                 if case .refused = grant { return channel.eventLoop.makeSucceededFuture(nil) }
@@ -129,6 +131,11 @@ public final class WebServer: Sendable {
                     channel.pipeline.syncOperations.removeHandler(boundIdle.value.0, promise: nil)
                     channel.pipeline.syncOperations.removeHandler(boundIdle.value.1, promise: nil)
                     if grant == .control { table.protect(channel) }
+                    // Before the frame decoder: what NIO passes on from before the upgrade must be bytes.
+                    let decoder = try channel.pipeline.syncOperations.context(
+                        handlerType: ByteToMessageHandler<WebSocketFrameDecoder>.self
+                    ).handler
+                    try channel.pipeline.syncOperations.addHandler(UpgradeLeftoverGuard(), position: .before(decoder))
                     let handler = PageSocketHandler(bridge: bridge, grant: grant)
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }

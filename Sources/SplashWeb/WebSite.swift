@@ -9,6 +9,11 @@ public struct WebSite: Sendable {
     public struct Resource: Sendable {
         public var bytes: [UInt8]
         public var contentType: String
+
+        package init(bytes: [UInt8], contentType: String) {
+            self.bytes = bytes
+            self.contentType = contentType
+        }
     }
 
     /// Why the site could not be read.
@@ -24,6 +29,12 @@ public struct WebSite: Sendable {
     public let theme: Theme
     /// By path: `/`, `/splash.css`, `/splash.js`, `/theme/NAME`.
     public let resources: [String: Resource]
+
+    /// A site of the given resources (the fuzz targets' and the tests').
+    package init(theme: Theme, resources: [String: Resource]) {
+        self.theme = theme
+        self.resources = resources
+    }
 
     /// Reads the page from `webRoot` and the theme (`ThemeLoader`) from `themeDirectory`.
     public init(webRoot: String, themeDirectory: String) throws {
