@@ -24,9 +24,10 @@ import Testing
         var h = try MachineHarness([step("a")], settings: settings)
         h.succeed("a", at: 100)
         #expect(h.phase == .loading)
-        #expect(h.machine.nextDeadline == .milliseconds(800))  // slow_after comes first
+        // Its work is done: it waits out min_display, and slow_after does not matter any more.
+        #expect(h.machine.nextDeadline == .seconds(1))
         h.at(800)
-        #expect(h.machine.slow)
+        #expect(!h.machine.slow, "a launch whose work took 100 ms is not slow")
         #expect(h.machine.nextDeadline == .seconds(1))
         // A late timer still records the transition at the min_display instant.
         h.at(1003)
@@ -60,6 +61,30 @@ import Testing
         h.at(800)
         #expect(h.machine.slow)
         #expect(h.machine.snapshot(at: h.now).slow)
+    }
+
+    /// Issue 25: the demo's first launch (work done in 5 ms, min_display 1 s) ended "slow: yes",
+    /// and the page, the history and the traces all said slow.
+    @Test func aLaunchWaitingOnlyOutMinDisplayIsNeverSlow() throws {
+        let settings = SplashSettings(minDisplay: .seconds(2), slowAfter: .seconds(1), timeout: .seconds(10))
+        var h = try MachineHarness([step("a")], settings: settings)
+        h.succeed("a", at: 5)
+        h.at(1500)
+        #expect(!h.machine.slow && !h.machine.snapshot(at: h.now).slow)
+        h.at(2000)
+        #expect(h.phase == .dismissing && !h.machine.snapshot(at: h.now).slow)
+    }
+
+    @Test func onlyPendingCriticalWorkMakesALaunchSlow() throws {
+        var critical = try MachineHarness([step("a"), step("extra", critical: false)], settings: settings)
+        critical.succeed("extra", at: 100)
+        critical.at(800)
+        #expect(critical.machine.slow, "a critical step still runs")
+
+        var optional = try MachineHarness([step("a"), step("extra", critical: false)], settings: settings)
+        optional.succeed("a", at: 100)
+        optional.at(900)
+        #expect(!optional.machine.slow, "only a non-critical step is left")
     }
 
     @Test func criticalFailureIsAHardErrorThatStopsOtherWork() throws {

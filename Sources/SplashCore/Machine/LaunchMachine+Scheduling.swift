@@ -73,7 +73,7 @@ extension LaunchMachine {
                 attemptFailed(index, .attemptTimedOut(after: graph.steps[index].timeout), at: now, cancel: true)
             }
         }
-        if phase == .loading && !slow && now >= loadingSince + settings.slowAfter {
+        if phase == .loading && !slow && isCriticalWorkPending && now >= loadingSince + settings.slowAfter {
             slow = true
             dirty = true
         }

@@ -325,7 +325,7 @@ public struct LaunchMachine: Sendable {
         if let tickInterval, phase == .loading, wantsTicks { consider(lastChangeAt + tickInterval) }
         switch stage {
         case .loading:
-            if !slow { consider(loadingSince + settings.slowAfter) }
+            if !slow && isCriticalWorkPending { consider(loadingSince + settings.slowAfter) }
             consider(loadingSince + settings.timeout)
         case .dismissing(let since, _): consider(since + settings.exitAnimation)
         case .error, .finished: break
@@ -346,6 +346,11 @@ public struct LaunchMachine: Sendable {
     var isWorkComplete: Bool { terminalCount == steps.count && criticalUnsucceeded == 0 }
 
     var hasUnfinishedWork: Bool { terminalCount < steps.count }
+
+    /// A critical step has not succeeded yet: the launch is waiting on work. Only then can it turn
+    /// `slow` (SPEC §3): one whose critical work is done, waiting out `min_display` (or a
+    /// non-critical step), is not slow, and renderers show no indicator for it.
+    var isCriticalWorkPending: Bool { criticalUnsucceeded > 0 }
 
     /// Ticks keep a bar moving while loading: while steps run, and, when progress tracks time
     /// (history), while the launch waits out `min_display`. None in `error`: no bar is shown.
