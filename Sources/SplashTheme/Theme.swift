@@ -64,9 +64,40 @@ public struct Theme: Sendable, Equatable {
 
     }
 
+    /// How the app comes in over the splash, per destination (SPEC §10, "Transitions").
+    public enum Entry: String, Sendable, CaseIterable {
+        /// The app fades in while the splash fades out (300 ms).
+        case crossfade
+        /// The app slides in from the right over the splash (300 ms).
+        case slide
+        /// The splash fades out over the app, which is there from the start (300 ms).
+        case fade
+        /// An instant cut.
+        case none
+    }
+
+    /// The entry for each destination screen; `[transitions]` in `theme.toml` overrides each.
+    public struct Transitions: Sendable, Equatable {
+        public var home: Entry = .crossfade
+        public var onboarding: Entry = .slide
+        public var login: Entry = .fade
+
+        public init(home: Entry = .crossfade, onboarding: Entry = .slide, login: Entry = .fade) {
+            self.home = home
+            self.onboarding = onboarding
+            self.login = login
+        }
+    }
+
     /// The app's name, under the logo.
     public var name: String
+    /// The one tagline under the name, or nil for none (or for `taglines`).
     public var tagline: String?
+    /// Taglines one of which the page shows per launch, chosen by the launch's id (so the same
+    /// one across a reload of the page or a restart of the bridge); empty for `tagline`.
+    public var taglines: [String] = []
+    /// How the app enters, by destination.
+    public var transitions = Transitions()
     /// A file name in the theme's directory (no path), or nil for no logo image.
     public var logo: String?
     /// A CSS font family name (e.g. `Inter`), tried before the system's UI font.

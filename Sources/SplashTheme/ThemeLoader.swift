@@ -88,7 +88,7 @@ public enum ThemeLoader {
         problems.collect(
             try root.checkKeys([
                 "name", "tagline", "logo", "font", "font_file", "appearance", "motion", "indicator", "show_progress",
-                "show_step", "app_step", "colors", "destinations",
+                "show_step", "app_step", "colors", "destinations", "taglines", "transitions",
             ])
         )
         var theme = Theme(name: "")
@@ -96,6 +96,7 @@ public enum ThemeLoader {
             if let name { theme.name = name } else { problems.append(root.error(at: nil, "missing key \"name\"").problems[0]) }
         }
         theme.tagline = problems.collect(try text(root, "tagline")) ?? nil
+        theme.taglines = (problems.collect(try taglines(root, alongside: theme.tagline)) ?? nil) ?? []
         theme.logo = problems.collect(try logo(root, files: files)) ?? nil
         theme.font = problems.collect(try font(root)) ?? nil
         theme.fontFile = problems.collect(try fontFile(root, files: files, family: theme.font)) ?? nil
@@ -120,8 +121,34 @@ public enum ThemeLoader {
             theme.destinations.onboarding = problems.collect(try url(table, "onboarding")) ?? nil
             theme.destinations.login = problems.collect(try url(table, "login")) ?? nil
         }
+        if let table = problems.collect(try root.table("transitions", suffix: " in [transitions]")) ?? nil {
+            problems.collect(try table.checkKeys(["home", "onboarding", "login"]))
+            if let entry = problems.collect(try choice(table, "home", Theme.Entry.self)) ?? nil { theme.transitions.home = entry }
+            if let entry = problems.collect(try choice(table, "onboarding", Theme.Entry.self)) ?? nil { theme.transitions.onboarding = entry }
+            if let entry = problems.collect(try choice(table, "login", Theme.Entry.self)) ?? nil { theme.transitions.login = entry }
+        }
         guard problems.isEmpty else { throw ConfigError(problems: problems) }
         return theme
+    }
+
+    /// The most taglines a theme may have (Yula's presenter has seventeen).
+    public static let maximumTaglines = 64
+
+    private static func taglines(_ table: TableReader, alongside tagline: String?) throws(ConfigError) -> [String]? {
+        guard let list = try table.strings("taglines") else { return nil }
+        guard tagline == nil else { throw table.error(at: "taglines", "taglines and tagline cannot both be set: keep one") }
+        guard (1...maximumTaglines).contains(list.count) else {
+            throw table.error(at: "taglines", "taglines must have 1 to \(maximumTaglines) entries")
+        }
+        for text in list {
+            guard !text.isEmpty, text.count <= maximumTextLength else {
+                throw table.error(at: "taglines", "each of taglines must have 1 to \(maximumTextLength) characters")
+            }
+            guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw table.error(at: "taglines", "taglines must not contain control characters")
+            }
+        }
+        return list
     }
 
     private static func palette(_ table: TableReader, base: Theme.Palette, problems: inout [ConfigError.Problem]) -> Theme.Palette {

@@ -76,6 +76,13 @@ public enum SplashPage {
         w.object { w in
             w.key("name"); w.string(theme.name)
             w.key("tagline"); w.string(theme.tagline)
+            w.key("taglines"); w.array { w in for line in theme.taglines { w.string(line) } }
+            w.key("transitions")
+            w.object { w in
+                w.key("home"); w.string(theme.transitions.home.rawValue)
+                w.key("onboarding"); w.string(theme.transitions.onboarding.rawValue)
+                w.key("login"); w.string(theme.transitions.login.rawValue)
+            }
             w.key("logo"); w.string(theme.logo.map { "/theme/\($0)" })
             w.key("appearance"); w.string(theme.appearance.rawValue)
             w.key("motion"); w.string(theme.motion.rawValue)

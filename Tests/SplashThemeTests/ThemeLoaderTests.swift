@@ -98,6 +98,43 @@ import SplashTheme
         #expect(missing.message.contains("font_file \"B.ttf\" is not in the theme's directory"))
     }
 
+    @Test func taglinesAndTransitionsAreRead() throws {
+        let theme = try load("""
+            name = "A"
+            taglines = ["One", "Two", "Three"]
+            [transitions]
+            home = "slide"
+            login = "none"
+            """).get()
+        #expect(theme.taglines == ["One", "Two", "Three"] && theme.tagline == nil)
+        #expect(theme.transitions == Theme.Transitions(home: .slide, onboarding: .slide, login: .none))
+        #expect(try load("name = \"A\"\n").get().transitions == Theme.Transitions(home: .crossfade, onboarding: .slide, login: .fade))
+    }
+
+    @Test func anUnknownTransitionOrTwoKindsOfTaglineAreRefusedWithTheirLines() throws {
+        guard case .failure(let error) = try load("""
+            name = "A"
+            tagline = "One"
+            taglines = ["Two"]
+            [transitions]
+            onboarding = "zoom"
+            exit = "fade"
+            """)
+        else {
+            Issue.record("accepted")
+            return
+        }
+        let problems = error.problems.map { "\($0.line.map(String.init) ?? "-"): \($0.message)" }
+        #expect(problems.contains { $0.hasPrefix("3:") && $0.contains("taglines and tagline cannot both be set") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("5:") && $0.contains(#"onboarding must be one of "crossfade", "slide", "fade", "none", not "zoom""#) }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("6:") && $0.contains("exit") }, "\(problems)")
+        guard case .failure(let empty) = try load("name = \"A\"\ntaglines = []\n") else {
+            Issue.record("no taglines accepted")
+            return
+        }
+        #expect(empty.line == 2 && empty.message.contains("1 to 64 entries"))
+    }
+
     @Test func aMissingLogoFileIsAnError() throws {
         guard case .failure(let error) = try load("name = \"A\"\nlogo = \"gone.svg\"\n") else {
             Issue.record("a theme naming a missing logo was accepted")

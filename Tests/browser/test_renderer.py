@@ -477,3 +477,119 @@ def test_a_page_refused_by_a_restarted_bridge_goes_on_as_a_viewer(browser, stack
     page.wait_for("document.documentElement.dataset.lastError === 'permission-denied'")  # its dismissed, refused
     assert s.watcher.latest["phase"] == "dismissing", "a viewer's dismissed never reaches splashd"
     page.close()
+
+
+# The app's entry by destination (SPEC §10, "Transitions"): each exit's animations, sampled by
+# seeking them (0 to 300 ms), so what is checked is the page's own timeline, not the machine's pace.
+ENTRY_SAMPLES = """(() => {
+  const app = document.getElementById('app'), splash = document.getElementById('splash');
+  const running = document.getAnimations().filter(a => a.effect.target === app || a.effect.target === splash);
+  const out = {entry: document.documentElement.dataset.entry, animations: running.map(a => ({
+    target: a.effect.target.id, duration: a.effect.getTiming().duration, easing: a.effect.getTiming().easing,
+    keyframes: a.effect.getKeyframes().map(k => ({transform: k.transform || null, opacity: k.opacity === undefined ? null : k.opacity}))})),
+    samples: []};
+  for (const t of [0, 75, 150, 225, 300]) {
+    running.forEach(a => { a.pause(); a.currentTime = t; });
+    const rect = app.getBoundingClientRect();
+    out.samples.push({t, appX: rect.left, appOpacity: +getComputedStyle(app).opacity,
+                      splashOpacity: +getComputedStyle(splash).opacity, appZ: getComputedStyle(app).zIndex});
+  }
+  running.forEach(a => a.finish());
+  return JSON.stringify(out);
+})()"""
+
+WHO = """#!/bin/sh
+echo '{"facts":FACTS}'
+"""
+
+
+@pytest.mark.parametrize("screen,facts,entry", [
+    ("home", "{}", "crossfade"),
+    ("onboarding", '{"authenticated":false,"first_launch":true}', "slide"),
+    ("login", '{"authenticated":false}', "fade"),
+])
+def test_the_app_enters_by_its_destination(browser, stack, screen, facts, entry):
+    app = AppServer()
+    try:
+        steps = '[[step]]\nid = "who"\nplugin = "who"\n[[step]]\nid = "first-frame"\nplugin = "signal"\nafter = ["who"]\n'
+        theme = {"prepend": 'app_step = "first-frame"\n', "append": f'[destinations]\nhome = "{app.url}/home"\n'
+                           f'onboarding = "{app.url}/welcome"\nlogin = "{app.url}/login"\n'}
+        s = stack(config(steps, min_display="0ms"), theme=theme, plugins={"who": WHO.replace("FACTS", facts)})
+        page = open_page(browser, s, 1280, 800)
+        s.watcher.phase("dismissing", 30)
+        page.wait_for("document.documentElement.dataset.entry")
+        found = json.loads(page.evaluate(ENTRY_SAMPLES))
+        s.watcher.phase("finished", 10)
+        assert s.watcher.latest["destination"]["screen"] == screen
+        assert found["entry"] == entry, found
+        by_target = {a["target"]: a for a in found["animations"]}
+        assert all(a["duration"] == 300 for a in found["animations"]), found["animations"]
+        samples = found["samples"]
+        record(f"entry_{screen}", {"entry": entry, "samples": samples})
+        if entry == "slide":
+            assert set(by_target) == {"app"}, "the splash stays until the app covers it"
+            assert by_target["app"]["keyframes"][0]["transform"] == "translateX(100%)"
+            xs = [p["appX"] for p in samples]
+            assert xs[0] == 1280 and xs[-1] == 0 and all(b < a for a, b in zip(xs, xs[1:])), f"in from the right edge: {xs}"
+            assert all(p["appZ"] == "2" and p["splashOpacity"] == 1 for p in samples), "over the splash"
+        elif entry == "crossfade":
+            assert set(by_target) == {"app", "splash"}
+            app_o = [p["appOpacity"] for p in samples]
+            splash_o = [p["splashOpacity"] for p in samples]
+            assert app_o[0] == 0 and app_o[-1] == 1 and 0 < app_o[2] < 1, app_o
+            assert splash_o[0] == 1 and splash_o[-1] == 0 and 0 < splash_o[2] < 1, splash_o
+            assert all(p["appX"] == 0 for p in samples)
+        else:
+            assert set(by_target) == {"splash"}, "the app is there from the start; only the splash moves"
+            assert all(p["appOpacity"] == 1 and p["appX"] == 0 for p in samples)
+            splash_o = [p["splashOpacity"] for p in samples]
+            assert splash_o[0] == 1 and splash_o[-1] == 0 and all(b <= a for a, b in zip(splash_o, splash_o[1:])), splash_o
+        page.close()
+    finally:
+        app.close()
+
+
+def test_a_transition_a_theme_names_overrides_the_default(browser, stack):
+    app = AppServer()
+    try:
+        steps = '[[step]]\nid = "first-frame"\nplugin = "signal"\n'
+        theme = {"prepend": 'app_step = "first-frame"\n', "append": f'[destinations]\nhome = "{app.url}/home"\n'
+                           '[transitions]\nhome = "none"\n'}
+        s = stack(config(steps, min_display="0ms"), theme=theme)
+        page = open_page(browser, s)
+        s.watcher.phase("finished", 30)
+        assert page.evaluate("document.documentElement.dataset.entry") == "none"
+        assert page.evaluate("document.getElementById('splash').hidden")
+        assert not json.loads(page.evaluate(ENTRY_SAMPLES))["animations"], "a cut"
+        page.close()
+    finally:
+        app.close()
+
+
+TAGLINES = [f"Tagline number {i}" for i in range(1, 8)]
+
+
+def test_one_tagline_per_launch_kept_across_a_reload(browser, stack):
+    steps = '[[step]]\nid = "wait"\nplugin = "signal"\n'
+    listed = "[" + ", ".join(json.dumps(t) for t in TAGLINES) + "]"
+    s = stack(config(steps, min_display="0ms", exit_animation="0ms"),
+              theme={"replace": [('tagline = "Everything your kiosk needs, ready in a moment"', f"taglines = {listed}")]})
+    page = open_page(browser, s)
+    seen = []
+    for index in range(20):
+        launch = s.watcher.wait(lambda st: st["phase"] == "loading" and st["launch"] not in [l for l, _ in seen], 20, "a new launch")[1]["launch"]
+        page.wait_for(f"document.documentElement.dataset.launch === {json.dumps(launch)}")
+        line = page.evaluate("document.getElementById('tagline').textContent")
+        assert line in TAGLINES, line
+        if index == 3:
+            page.navigate(s.url)  # a reload mid-launch: the same line
+            page.wait_for(f"document.documentElement.dataset.launch === {json.dumps(launch)}")
+            assert page.evaluate("document.getElementById('tagline').textContent") == line
+        seen.append((launch, line))
+        s.ctl("complete", "wait")
+        s.watcher.wait(lambda st: st["launch"] == launch and st["phase"] == "finished", 20, "the launch to finish")
+        s.ctl("relaunch")
+    distinct = {line for _, line in seen}
+    record("taglines_in_20_launches", len(distinct))
+    assert len(distinct) > 1, "one tagline per launch, not one for all"
+    page.close()

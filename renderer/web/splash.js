@@ -9,6 +9,10 @@
   const splash = $("splash"), app = $("app"), errorView = $("error"), live = $("live");
   const reduceQuery = matchMedia("(prefers-reduced-motion: reduce)");
   const EXIT_MS = 300;
+  // How the app comes in over the splash, by destination (SPEC §10); the theme's [transitions]
+  // override each (theme.transitions).
+  const ENTRY_MS = 300;
+  const DEFAULT_ENTRY = { home: "crossfade", onboarding: "slide", login: "fade" };
 
   let socket = null, retryDelay = 100, nextId = 1;
   // A bridge that restarted has a new token and refuses the old one: after three refusals in a
@@ -22,6 +26,17 @@
   let appURL = null, appPainted = false, completed = false;
 
   const reduced = () => theme.motion === "reduce" || reduceQuery.matches;
+
+  // One of the theme's taglines per launch: chosen by the launch's id (FNV-1a), so a reload of
+  // the page or a restarted bridge shows the same one; ids are random, so launches vary.
+  const taglines = theme.taglines || [];
+  function taglineFor(id) {
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < id.length; i++) { hash ^= id.charCodeAt(i); hash = Math.imul(hash, 0x01000193) >>> 0; }
+    return taglines[hash % taglines.length];
+  }
+  // Until the first state names the launch, the line keeps its place (no jump when it comes).
+  if (taglines.length) $("tagline").textContent = "\u00a0";
   const updateMotion = () => { root.dataset.motion = reduced() ? "reduce" : "full"; };
   updateMotion();
   reduceQuery.addEventListener("change", updateMotion);
@@ -85,7 +100,8 @@
     launch = id;
     if (exit) { exit.cancel(); exit = null; }
     exitDone = false; completed = false;
-    splash.style.opacity = ""; splash.hidden = false;
+    splash.style.opacity = ""; splash.hidden = false; app.style.zIndex = "";
+    delete root.dataset.entry;
     appURL = null; appPainted = false; app.hidden = true; app.removeAttribute("src");
     delete root.dataset.app;
   }
@@ -93,6 +109,11 @@
   function render(next) {
     state = next;
     if (next.launch !== launch && next.phase === "loading") resetForLaunch(next.launch);
+    if (taglines.length && root.dataset.launch !== next.launch) {
+      const line = taglineFor(next.launch);
+      $("tagline").textContent = line;
+      root.dataset.tagline = String(taglines.indexOf(line));
+    }
     root.dataset.phase = next.phase;
     root.dataset.launch = next.launch;
     root.dataset.seq = String(next.seq);
@@ -135,8 +156,17 @@
     if (next.phase === "dismissing" || next.phase === "finished") startExit();
   }
 
-  // The exit: fade the splash out over 300 ms ease-in (at once with reduced motion), once the app
-  // beneath it (if any) has painted; then tell splashd.
+  // The app's entry for a destination: crossfade, slide, fade or none.
+  function entryFor(destination) {
+    const screen = destination && destination.screen;
+    return (theme.transitions && theme.transitions[screen]) || DEFAULT_ENTRY[screen] || "fade";
+  }
+
+  // The exit, once the app beneath the splash (if any) has painted, then `dismissed`. Without an
+  // app the splash fades out over 300 ms ease-in and the page stays on its last frame. With one,
+  // the app enters by its destination: `crossfade` (it fades in as the splash fades out), `slide`
+  // (in from the right, over the splash), `fade` (the splash fades out over it), `none` (a cut).
+  // Reduced motion: a cut.
   function startExit() {
     if (exit || exitDone) return;
     if (appURL && !appPainted) return; // render() calls again when the app has painted
@@ -145,9 +175,21 @@
       splash.hidden = appURL !== null; // without an app the page stays on its last frame
       if (state && state.phase === "dismissing") send({ cmd: "dismissed" });
     };
-    if (reduced()) { splash.style.opacity = "0"; finish(); return; }
-    exit = splash.animate([{ opacity: 1 }, { opacity: 0 }], { duration: EXIT_MS, easing: "ease-in", fill: "forwards" });
-    exit.finished.then(finish, () => {});
+    const entry = reduced() ? "none" : appURL ? entryFor(state && state.destination) : "fade";
+    root.dataset.entry = entry;
+    if (entry === "none") { splash.style.opacity = "0"; finish(); return; }
+    const fadeOut = () => splash.animate([{ opacity: 1 }, { opacity: 0 }], { duration: EXIT_MS, easing: "ease-in", fill: "forwards" });
+    let running;
+    if (entry === "crossfade") {
+      running = [fadeOut(), app.animate([{ opacity: 0 }, { opacity: 1 }], { duration: ENTRY_MS, easing: "ease-out", fill: "both" })];
+    } else if (entry === "slide") {
+      app.style.zIndex = "2";
+      running = [app.animate([{ transform: "translateX(100%)" }, { transform: "translateX(0)" }], { duration: ENTRY_MS, easing: "ease-out", fill: "both" })];
+    } else {
+      running = [fadeOut()];
+    }
+    exit = { cancel() { running.forEach((a) => a.cancel()); } };
+    Promise.all(running.map((a) => a.finished)).then(finish, () => {});
   }
 
   $("retry").addEventListener("click", () => send({ cmd: "retry" }));
