@@ -18,13 +18,19 @@ public struct Theme: Sendable, Equatable {
         public var logoBackground: String
         /// The loading indicator, the progress bar and the buttons' focus ring.
         public var indicator: String
+        /// The error view's ⊗ and its title ("Unable to connect"): the UrbanNest red by default.
+        public var error: String
 
-        public init(background: String, foreground: String, secondary: String, logoBackground: String, indicator: String) {
+        public init(
+            background: String, foreground: String, secondary: String, logoBackground: String, indicator: String,
+            error: String = Theme.errorRed
+        ) {
             self.background = background
             self.foreground = foreground
             self.secondary = secondary
             self.logoBackground = logoBackground
             self.indicator = indicator
+            self.error = error
         }
     }
 
@@ -140,6 +146,9 @@ public struct Theme: Sendable, Equatable {
     }
 
     /// The default theme's light colors: near-white, dark grey text.
+    /// The error view's red in the designs (#EA5455), in both appearances.
+    public static let errorRed = "#EA5455"
+
     public static let neutralLight = Palette(
         background: "#F5F5F5", foreground: "#202020", secondary: "#606060", logoBackground: "transparent",
         indicator: "#606060"

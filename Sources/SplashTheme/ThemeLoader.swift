@@ -152,7 +152,7 @@ public enum ThemeLoader {
     }
 
     private static func palette(_ table: TableReader, base: Theme.Palette, problems: inout [ConfigError.Problem]) -> Theme.Palette {
-        problems.collect(try table.checkKeys(["background", "foreground", "secondary", "logo_background", "indicator"]))
+        problems.collect(try table.checkKeys(["background", "foreground", "secondary", "logo_background", "indicator", "error"]))
         var palette = base
         func read(_ key: String, into path: WritableKeyPath<Theme.Palette, String>) {
             if let value = problems.collect(try color(table, key)) ?? nil { palette[keyPath: path] = value }
@@ -162,6 +162,7 @@ public enum ThemeLoader {
         read("secondary", into: \.secondary)
         read("logo_background", into: \.logoBackground)
         read("indicator", into: \.indicator)
+        read("error", into: \.error)
         return palette
     }
 
@@ -245,6 +246,69 @@ public enum ThemeLoader {
             throw table.error(at: key, "\(key) must be an absolute http:// or https:// URL without spaces, quotes or angle brackets")
         }
         return text
+    }
+
+    /// The least contrast the error's title needs on the background: 3:1 (WCAG 2.1, 1.4.3 for
+    /// large or bold text and 1.4.11 for the ⊗ beside it).
+    public static let minimumErrorContrast = 3.0
+
+    /// What `splashd-web check` warns about without refusing the theme: an error colour of too
+    /// little contrast on its palette's background (each palette the appearance can show).
+    public static func warnings(for theme: Theme) -> [String] {
+        var palettes: [(String, Theme.Palette)] = []
+        if theme.appearance != .dark { palettes.append(("[colors.light]", theme.light)) }
+        if theme.appearance != .light { palettes.append(("[colors.dark]", theme.dark)) }
+        return palettes.compactMap { name, palette in
+            guard let ratio = contrast(palette.error, on: palette.background), ratio < minimumErrorContrast else { return nil }
+            let shown = (ratio * 10).rounded(.down) / 10
+            return "error \(palette.error) in \(name) has a contrast of \(shown):1 on the background \(palette.background); "
+                + "the error's title needs \(Int(minimumErrorContrast)):1 (WCAG 1.4.3, large text)"
+        }
+    }
+
+    /// WCAG 2.1's contrast ratio of `foreground` drawn on `background` (a translucent foreground
+    /// composited over it); nil when either is not an opaque-enough color of the theme grammar.
+    public static func contrast(_ foreground: String, on background: String) -> Double? {
+        guard let back = rgba(background), back.alpha == 1, let front = rgba(foreground) else { return nil }
+        func mix(_ f: Double, _ b: Double) -> Double { f * front.alpha + b * (1 - front.alpha) }
+        let composed = (mix(front.r, back.r), mix(front.g, back.g), mix(front.b, back.b))
+        func luminance(_ c: (Double, Double, Double)) -> Double {
+            func linear(_ v: Double) -> Double {
+                let s = v / 255
+                return s <= 0.04045 ? s / 12.92 : pow((s + 0.055) / 1.055, 2.4)
+            }
+            return 0.2126 * linear(c.0) + 0.7152 * linear(c.1) + 0.0722 * linear(c.2)
+        }
+        let a = luminance(composed), b = luminance((back.r, back.g, back.b))
+        return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+    }
+
+    /// A theme color as red, green, blue (0–255) and alpha (0–1); nil for `transparent`.
+    static func rgba(_ text: String) -> (r: Double, g: Double, b: Double, alpha: Double)? {
+        guard isColor(text), text != "transparent" else { return nil }
+        if text.hasPrefix("#") {
+            let digits = Array(text.dropFirst())
+            let wide = digits.count >= 6
+            let width = wide ? 2 : 1
+            var values: [Double] = []
+            for index in stride(from: 0, to: digits.count, by: width) {
+                let part = String(digits[index..<(index + width)])
+                guard let value = Int(wide ? part : part + part, radix: 16) else { return nil }
+                values.append(Double(value))
+            }
+            return (values[0], values[1], values[2], values.count == 4 ? values[3] / 255 : 1)
+        }
+        let inner = text.drop { $0 != "(" }.dropFirst().dropLast()
+        let parts = inner.split(separator: ",").map { $0.trimmingSpaces }
+        func channel(_ part: Substring, scale: Double) -> Double? {
+            if part.hasSuffix("%") { return Double(part.dropLast()).map { $0 / 100 * scale } }
+            return Double(part)
+        }
+        guard parts.count >= 3, let r = channel(parts[0], scale: 255), let g = channel(parts[1], scale: 255),
+            let b = channel(parts[2], scale: 255)
+        else { return nil }
+        let alpha = parts.count == 4 ? channel(parts[3], scale: 1) : 1
+        return (min(r, 255), min(g, 255), min(b, 255), min(max(alpha ?? 1, 0), 1))
     }
 
     /// Whether `text` is a CSS color of the grammar themes may use.

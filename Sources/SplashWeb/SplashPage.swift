@@ -51,7 +51,7 @@ public enum SplashPage {
         func properties(_ palette: Theme.Palette) -> String {
             let circle = palette.logoBackground != "transparent"
             return "--bg:\(palette.background);--fg:\(palette.foreground);--fg2:\(palette.secondary);"
-                + "--logo-bg:\(palette.logoBackground);--accent:\(palette.indicator);"
+                + "--logo-bg:\(palette.logoBackground);--accent:\(palette.indicator);--error:\(palette.error);"
                 + "--logo-shadow:\(circle ? "0 8px 24px rgba(0,0,0,.15)" : "none");--logo-image-size:\(circle ? "60%" : "100%");"
         }
         let font = theme.font.map { "\"\($0)\"," } ?? ""

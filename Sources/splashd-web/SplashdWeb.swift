@@ -138,6 +138,8 @@ extension SplashdWeb {
         func run() throws {
             do {
                 let loaded = try ThemeLoader.load(directory: theme)
+                let themeFile = (theme.hasSuffix("/") ? theme : theme + "/") + ThemeLoader.fileName
+                for warning in ThemeLoader.warnings(for: loaded.theme) { StandardStreams.write("\(themeFile): warning: \(warning)\n") }
                 print("theme \"\(loaded.theme.name)\" is valid (\(loaded.files.count) files)")
             } catch {
                 StandardStreams.write("\(error)\n")

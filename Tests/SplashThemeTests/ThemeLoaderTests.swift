@@ -135,6 +135,21 @@ import SplashTheme
         #expect(empty.line == 2 && empty.message.contains("1 to 64 entries"))
     }
 
+    @Test func anErrorColorWithTooLittleContrastIsAWarning() throws {
+        // The designs' red on the reference theme's teal: 1.5:1, under the title's 3:1.
+        let teal = try load("name = \"A\"\nappearance = \"light\"\n[colors.light]\nbackground = \"#0D7377\"\n").get()
+        #expect(teal.light.error == "#EA5455")
+        let warnings = ThemeLoader.warnings(for: teal)
+        #expect(warnings.count == 1 && warnings[0].contains("[colors.light] has a contrast of 1.5:1") && warnings[0].contains("3:1"), "\(warnings)")
+        // A light red that reads on teal, and the neutral palettes: nothing to say.
+        let pink = try load("name = \"A\"\nappearance = \"light\"\n[colors.light]\nbackground = \"#0D7377\"\nerror = \"#FFC2C2\"\n").get()
+        #expect(ThemeLoader.warnings(for: pink).isEmpty)
+        #expect(ThemeLoader.warnings(for: try load("name = \"A\"\n").get()).isEmpty)
+        #expect(ThemeLoader.contrast("#FFFFFF", on: "#000000").map { ($0 * 10).rounded() } == 210)
+        #expect(ThemeLoader.contrast("rgba(255, 255, 255, 0)", on: "#000000") == 1)
+        #expect(ThemeLoader.contrast("#FFF", on: "transparent") == nil)
+    }
+
     @Test func aMissingLogoFileIsAnError() throws {
         guard case .failure(let error) = try load("name = \"A\"\nlogo = \"gone.svg\"\n") else {
             Issue.record("a theme naming a missing logo was accepted")

@@ -53,8 +53,10 @@ def record(name: str, value):
 
 
 def save(page, name: str):
+    """A screenshot at rest (every animation that ends has ended), when $SPLASHD_SCREENSHOTS is set."""
     directory = os.environ.get("SPLASHD_SCREENSHOTS")
     if directory:
+        page.wait_for("document.getAnimations().every(a => a.effect.getTiming().iterations === Infinity || a.playState !== 'running')")
         os.makedirs(directory, exist_ok=True)
         with open(os.path.join(directory, name + ".png"), "wb") as f:
             f.write(page.screenshot_png())
@@ -223,6 +225,18 @@ def test_error_view_retry_and_continue_offline(browser, stack):
       icon: getComputedStyle(document.getElementById('error-icon')).display})"""))
     assert view == {"message": "Unable to connect", "detail": "Please check your internet connection", "retry": True,
                     "offline": True, "focused": "retry", "indicator": "none", "icon": "block"}, view
+    # The UrbanNest design: the logo and name stay, a red ⊗, the title in medium 16 px red, the
+    # detail in 14 px white at 70 %, Retry (white, primary) 24 px below.
+    look = json.loads(page.evaluate("""(() => { const $ = (id) => document.getElementById(id), css = (id) => getComputedStyle($(id));
+      return JSON.stringify({logo: css('logo').display, name: css('name').display, icon: css('error-icon').color,
+        fill: $('error-icon').querySelector('circle').getAttribute('fill'),
+        title: [css('error-title').color, css('error-title').fontWeight, css('error-title').fontSize],
+        detail: [css('error-detail').color, css('error-detail').opacity, css('error-detail').fontSize],
+        retry: [css('retry').backgroundColor, css('retry').color],
+        gap: $('error-actions').getBoundingClientRect().top - $('error-detail').getBoundingClientRect().bottom}); })()"""))
+    assert look == {"logo": "flex", "name": "block", "icon": "rgb(234, 84, 85)", "fill": "currentColor",
+                    "title": ["rgb(234, 84, 85)", "500", "16px"], "detail": ["rgb(255, 255, 255)", "0.7", "14px"],
+                    "retry": ["rgb(255, 255, 255)", "rgb(13, 115, 119)"], "gap": 24}, look
     save(page, "reference-error")
     seq = s.watcher.latest["seq"]
     page.click("#retry")
