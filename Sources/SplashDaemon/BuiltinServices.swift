@@ -49,6 +49,12 @@ public struct BuiltinServices: Sendable {
         guard let step = graph.steps.first(where: { $0.plugin == BuiltinPlugin.quickAction.name }) else {
             return Self.event(input, resolution: nil)
         }
+        guard let resolution = resolve(input, step: step, logger: logger) else { return nil }
+        return Self.event(input, resolution: resolution)
+    }
+
+    /// Where `input` goes under the quick-action `step`'s options; nil (logged) when nowhere.
+    func resolve(_ input: QuickInput, step: StepSpec, logger: Logger) -> QuickActionRouter.Resolution? {
         let router: QuickActionRouter
         do {
             router = QuickActionRouter(options: try step.builtinOptions(QuickActionOptions.self))
@@ -60,7 +66,7 @@ public struct BuiltinServices: Sendable {
             logger.warning("unknown quick action or deep link dropped: \(String(input.text.prefix(200)))")
             return nil
         }
-        return Self.event(input, resolution: resolution)
+        return resolution
     }
 
     static func event(_ input: QuickInput, resolution: QuickActionRouter.Resolution?) -> ServerMessage {

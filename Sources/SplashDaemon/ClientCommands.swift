@@ -1,6 +1,7 @@
 import Logging
 import SplashBuiltins
 import SplashCore
+import SplashPlugins
 
 /// The client commands that do not move the phase — `complete`, `action` / `open`, `sign-in` /
 /// `sign-out` — and what a launch's start and end mean for them.
@@ -28,21 +29,45 @@ struct ClientCommands: Sendable {
         return .success(())
     }
 
-    /// `action NAME` / `open URL`: queued for the running launch's quick-action step, or after
-    /// `finished` routed and broadcast as an event.
-    func quickInput(_ input: QuickInput, phase: Phase, graph: StepGraph) -> Result<Void, ProtocolError> {
+    /// `action NAME` / `open URL`. Before the launch's quick-action step has run, queued for it;
+    /// once it has succeeded and the launch is still loading (e.g. waiting on a `signal` step),
+    /// routed now and made that step's facts, so the destination follows (`amend`); from
+    /// `dismissing` on, too late for the destination: routed and broadcast as an event at
+    /// `finished` (at once when the launch is finished).
+    func quickInput(
+        _ input: QuickInput, phase: Phase, graph: StepGraph, quickActionDone: Bool, amend: (Facts) -> Bool
+    ) -> Result<Void, ProtocolError> {
+        if phase == .loading || phase == .error, quickActionDone, let builtins,
+            let step = graph.steps.first(where: { $0.plugin == BuiltinPlugin.quickAction.name })
+        {
+            guard let resolution = builtins.resolve(input, step: step, logger: logger) else { return Self.noRoute(input) }
+            let facts: Facts = [
+                "action": .string(resolution.name ?? resolution.url ?? input.text),
+                "route": resolution.route.map(JSONValue.string) ?? .null,
+                "sheet": resolution.sheet.map(JSONValue.string) ?? .null,
+            ]
+            if amend(facts) {
+                logger.info(
+                    "a quick action or deep link received while loading takes the destination",
+                    metadata: ["step": "\(step.id)", "route": "\(LogExcerpt.of(resolution.route ?? "-"))"]
+                )
+                return .success(())
+            }
+        }
         if phase != .finished {
             builtins?.post(input)
             return .success(())
         }
         let event = builtins.map { $0.event(for: input, graph: graph, logger: logger) }
             ?? BuiltinServices.event(input, resolution: nil)
-        guard let event else {
-            let command = if case .action = input { "action" } else { "open" }
-            return .failure(ProtocolError(code: .unknownAction, message: "no route for \(command) \(String(input.text.prefix(200)))"))
-        }
+        guard let event else { return Self.noRoute(input) }
         broadcaster.broadcast(event: event)
         return .success(())
+    }
+
+    static func noRoute(_ input: QuickInput) -> Result<Void, ProtocolError> {
+        let command = if case .action = input { "action" } else { "open" }
+        return .failure(ProtocolError(code: .unknownAction, message: "no route for \(command) \(String(input.text.prefix(200)))"))
     }
 
     /// `sign-in`: stores the session where the graph's auth-refresh step reads it.

@@ -217,15 +217,27 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         case .complete(let step):
             return commands.complete(step, graph: machine.graph, plugins: plugins)
         case .action(let name):
-            return commands.quickInput(.action(name), phase: machine.phase, graph: machine.graph)
+            return quickInput(.action(name))
         case .open(let url):
-            return commands.quickInput(.open(url), phase: machine.phase, graph: machine.graph)
+            return quickInput(.open(url))
         case .signIn(let session):
             return commands.signIn(session, graph: machine.graph)
         case .signOut:
             return commands.signOut(graph: machine.graph)
         case .ping, .state, .subscribe, .report:
             return .success(())
+        }
+    }
+
+    /// `action` / `open`: the quick-action step's facts when it already ran and the launch is
+    /// still loading, else queued for it or routed as an event (`ClientCommands.quickInput`).
+    private func quickInput(_ input: QuickInput) -> Result<Void, ProtocolError> {
+        let step = machine.graph.steps.firstIndex { $0.plugin == BuiltinPlugin.quickAction.name }
+        let done = step.map { machine.steps[$0].status == .succeeded } ?? false
+        return commands.quickInput(input, phase: machine.phase, graph: machine.graph, quickActionDone: done) { facts in
+            guard let step, let actions = machine.amendFacts(facts, ofStep: machine.graph.steps[step].id, at: now) else { return false }
+            apply(actions)
+            return true
         }
     }
 

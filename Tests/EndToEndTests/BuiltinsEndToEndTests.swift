@@ -17,9 +17,15 @@ import TestSupport
 
         @discardableResult
         func until(_ phase: Phase, timeout: Duration = .seconds(30)) throws -> StateMessage {
+            try until(timeout: timeout) { $0.phase == phase }
+        }
+
+        /// The first state for which `done` holds.
+        @discardableResult
+        func until(timeout: Duration = .seconds(30), _ done: @escaping (StateMessage) -> Bool) throws -> StateMessage {
             try connection.follow(timeout: timeout) { state, line in
                 self.transcript += String(decoding: line, as: UTF8.self) + "\n"
-                return state.phase != phase
+                return !done(state)
             }
         }
 
@@ -335,5 +341,63 @@ import TestSupport
             return
         }
         #expect(refused.code == .unknownAction)
+    }
+
+    /// Issue 25: a link that came after the quick-action step ran, while the launch still waited
+    /// on a signal step, reached the app only as an event at `finished`: the app showed home,
+    /// then jumped. Now it takes the destination; after `dismissing` it is too late, and an event.
+    @Test func aDeepLinkWhileTheSplashIsUpLandsInTheDestination() throws {
+        let state = try TemporaryDirectory()
+        defer { state.remove() }
+        let daemon = try DaemonProcess(
+            config: """
+                [splash]
+                min_display = "0ms"
+                exit_animation = "60s"
+
+                [[step]]
+                id = "quick"
+                plugin = "quick-action"
+                critical = false
+                [step.options]
+                scheme = "shipthatapp"
+                routes = ["pokedex", "orders/*"]
+
+                [[step]]
+                id = "first-frame"
+                plugin = "signal"
+                after = ["quick"]
+                """,
+            stateDirectory: state.path
+        )
+        let renderer = try Renderer(daemon)
+        let app = try daemon.connect()
+        // Sees the event that the finish of the launch sends (a follow skips events).
+        let watcher = try daemon.connect()
+        #expect(try watcher.request(.subscribe) == .ok(id: 1))
+        // The quick-action step has run (nothing for it); the signal step holds the splash.
+        let waiting = try renderer.until { $0.phase == .loading && $0.steps[0].status == .succeeded }
+        #expect(waiting.destination == Destination(screen: .home), "the preview before the link")
+        #expect(try app.request(.open(url: "shipthatapp://pokedex")) == .ok(id: 1))
+        let routed = try renderer.until { $0.destination?.route == "pokedex" }
+        #expect(routed.phase == .loading, "the destination changed under the splash")
+        guard case .error(let refused) = try app.request(.open(url: "shipthatapp://nowhere")) else {
+            Issue.record("a link with no route was accepted while loading")
+            return
+        }
+        #expect(refused.code == .unknownAction)
+        #expect(try app.request(.complete(step: "first-frame")) == .ok(id: 3))
+        let dismissing = try renderer.until(.dismissing)
+        #expect(dismissing.destination == Destination(screen: .home, route: "pokedex"))
+        // Too late for the destination: an event once the launch has finished.
+        #expect(try app.request(.open(url: "shipthatapp://orders/5")) == .ok(id: 4))
+        #expect(try app.request(.dismissed) == .ok(id: 5))
+        let finished = try renderer.until(.finished)
+        #expect(finished.destination?.route == "pokedex")
+        var event: (name: String, fields: [String: JSONValue])?
+        while event == nil, let message = try? watcher.receive(timeout: .seconds(10)) {
+            if case .event(let name, let fields) = message { event = (name, fields) }
+        }
+        #expect(event?.name == "open" && event?.fields["route"] == "orders/5", "too late for the destination: an event")
     }
 }

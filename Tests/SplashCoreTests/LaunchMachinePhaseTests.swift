@@ -87,6 +87,18 @@ import Testing
         #expect(!optional.machine.slow, "only a non-critical step is left")
     }
 
+    @Test func newerFactsOfASucceededStepMoveTheDestinationUntilDismissing() throws {
+        var h = try MachineHarness([step("links"), step("wait", after: ["links"])], settings: settings)
+        h.succeed("links", facts: ["route": .string("a")], at: 10)
+        let amended = h.machine.amendFacts(["route": .string("b")], ofStep: "links", at: .milliseconds(20))
+        #expect(amended != nil)
+        #expect(h.machine.amendFacts(["route": .string("c")], ofStep: "wait", at: .milliseconds(20)) == nil, "not succeeded")
+        h.succeed("wait", at: 1200)
+        #expect(h.phase == .dismissing && h.machine.destination?.route == "b")
+        #expect(h.machine.amendFacts(["route": .string("c")], ofStep: "links", at: .milliseconds(1250)) == nil, "too late")
+        #expect(h.machine.destination?.route == "b")
+    }
+
     @Test func criticalFailureIsAHardErrorThatStopsOtherWork() throws {
         var h = try MachineHarness([step("a"), step("b"), step("c", after: ["a"])], settings: settings)
         h.fail("a", at: 300)

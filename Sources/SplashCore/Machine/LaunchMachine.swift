@@ -213,6 +213,25 @@ public struct LaunchMachine: Sendable {
         return drain(at: now)
     }
 
+    /// Newer facts for step `id`, which already succeeded, while the launch has not yet decided
+    /// where it goes (`loading`, or a soft `error`): a deep link or quick action that came after the
+    /// `quick-action` step ran replaces what that step found, and the destination follows (SPEC §7:
+    /// commands received while loading feed the destination). Nil (nothing changed) when the step
+    /// has not succeeded or the launch is dismissing or finished: then the input is too late for
+    /// the destination.
+    public mutating func amendFacts(_ facts: Facts, ofStep id: String, at now: Duration) -> [LaunchAction]? {
+        guard let index = graph.index(of: id), steps[index].status == .succeeded else { return nil }
+        switch stage {
+        case .loading, .error: break
+        case .dismissing, .finished: return nil
+        }
+        if steps[index].facts != facts {
+            steps[index].facts = facts
+            dirty = true
+        }
+        return drain(at: now)
+    }
+
     /// Time passed: carries out every timed transition due up to `now`, each at its own instant.
     public mutating func advance(to now: Duration) -> [LaunchAction] {
         while let deadline = nextDeadline, deadline <= now {
