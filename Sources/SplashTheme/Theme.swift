@@ -104,6 +104,21 @@ public struct Theme: Sendable, Equatable {
     public var taglines: [String] = []
     /// How the app enters, by destination.
     public var transitions = Transitions()
+    /// The error view's words for a code of phase `error`, in place of the state's `message`
+    /// (title) and the page's own detail line.
+    public struct ErrorText: Sendable, Equatable {
+        public var title: String?
+        public var detail: String?
+
+        public init(title: String? = nil, detail: String? = nil) {
+            self.title = title
+            self.detail = detail
+        }
+    }
+    /// The codes of phase `error` a theme may give words to.
+    public static let errorCodes = ["network", "timeout", "step-failed", "step-skipped"]
+    /// `[errors.CODE]` of `theme.toml`, by code.
+    public var errorTexts: [String: ErrorText] = [:]
     /// A file name in the theme's directory (no path), or nil for no logo image.
     public var logo: String?
     /// A CSS font family name (e.g. `Inter`), tried before the system's UI font.

@@ -88,7 +88,7 @@ public enum ThemeLoader {
         problems.collect(
             try root.checkKeys([
                 "name", "tagline", "logo", "font", "font_file", "appearance", "motion", "indicator", "show_progress",
-                "show_step", "app_step", "colors", "destinations", "taglines", "transitions",
+                "show_step", "app_step", "colors", "destinations", "taglines", "transitions", "errors",
             ])
         )
         var theme = Theme(name: "")
@@ -126,6 +126,16 @@ public enum ThemeLoader {
             if let entry = problems.collect(try choice(table, "home", Theme.Entry.self)) ?? nil { theme.transitions.home = entry }
             if let entry = problems.collect(try choice(table, "onboarding", Theme.Entry.self)) ?? nil { theme.transitions.onboarding = entry }
             if let entry = problems.collect(try choice(table, "login", Theme.Entry.self)) ?? nil { theme.transitions.login = entry }
+        }
+        if let table = problems.collect(try root.table("errors", suffix: " in [errors]")) ?? nil {
+            problems.collect(try table.checkKeys(Set(Theme.errorCodes)))
+            for code in Theme.errorCodes {
+                guard let texts = problems.collect(try table.table(code, suffix: " in [errors.\(code)]")) ?? nil else { continue }
+                problems.collect(try texts.checkKeys(["title", "detail"]))
+                let title = problems.collect(try text(texts, "title")) ?? nil
+                let detail = problems.collect(try text(texts, "detail")) ?? nil
+                theme.errorTexts[code] = Theme.ErrorText(title: title, detail: detail)
+            }
         }
         guard problems.isEmpty else { throw ConfigError(problems: problems) }
         return theme

@@ -77,6 +77,17 @@ public enum SplashPage {
             w.key("name"); w.string(theme.name)
             w.key("tagline"); w.string(theme.tagline)
             w.key("taglines"); w.array { w in for line in theme.taglines { w.string(line) } }
+            w.key("errors")
+            w.object { w in
+                for code in Theme.errorCodes {
+                    guard let text = theme.errorTexts[code] else { continue }
+                    w.key(code)
+                    w.object { w in
+                        w.key("title"); w.string(text.title)
+                        w.key("detail"); w.string(text.detail)
+                    }
+                }
+            }
             w.key("transitions")
             w.object { w in
                 w.key("home"); w.string(theme.transitions.home.rawValue)

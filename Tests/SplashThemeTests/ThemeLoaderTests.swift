@@ -150,6 +150,24 @@ import SplashTheme
         #expect(ThemeLoader.contrast("#FFF", on: "transparent") == nil)
     }
 
+    @Test func aThemeMayGiveItsOwnWordsToAnErrorCode() throws {
+        let theme = try load("""
+            name = "A"
+            [errors.network]
+            title = "No network"
+            detail = "Check the cable"
+            [errors.timeout]
+            title = "Almost there"
+            """).get()
+        #expect(theme.errorTexts["network"] == Theme.ErrorText(title: "No network", detail: "Check the cable"))
+        #expect(theme.errorTexts["timeout"] == Theme.ErrorText(title: "Almost there"))
+        guard case .failure(let error) = try load("name = \"A\"\n[errors.nope]\ntitle = \"x\"\n") else {
+            Issue.record("an unknown code was accepted")
+            return
+        }
+        #expect(error.line == 2 && error.message.contains("nope"), "\(error)")
+    }
+
     @Test func aMissingLogoFileIsAnError() throws {
         guard case .failure(let error) = try load("name = \"A\"\nlogo = \"gone.svg\"\n") else {
             Issue.record("a theme naming a missing logo was accepted")

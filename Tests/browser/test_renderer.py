@@ -607,3 +607,14 @@ def test_one_tagline_per_launch_kept_across_a_reload(browser, stack):
     record("taglines_in_20_launches", len(distinct))
     assert len(distinct) > 1, "one tagline per launch, not one for all"
     page.close()
+
+
+def test_the_error_view_shows_what_the_state_says_or_the_themes_words(browser, stack):
+    s = stack(NETWORK_FAILURE, theme={"append": '[errors.network]\ntitle = "Offline for now"\ndetail = "The kiosk tries again by itself"\n'})
+    s.watcher.phase("error", 20)
+    page = open_page(browser, s)
+    page.wait_for("document.documentElement.dataset.phase === 'error'")
+    assert page.evaluate("document.getElementById('error-message').textContent") == "Offline for now"
+    assert page.evaluate("document.getElementById('error-detail').textContent") == "The kiosk tries again by itself"
+    assert s.watcher.latest["error"]["message"] == "Unable to connect", "the state keeps its own words"
+    page.close()

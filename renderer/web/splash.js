@@ -9,6 +9,8 @@
   const splash = $("splash"), app = $("app"), errorView = $("error"), live = $("live");
   const reduceQuery = matchMedia("(prefers-reduced-motion: reduce)");
   const EXIT_MS = 300;
+  // The designs' detail line under "Unable to connect" (the state's detail is for operators).
+  const NETWORK_DETAIL = "Please check your internet connection";
   // How the app comes in over the splash, by destination (SPEC §10); the theme's [transitions]
   // override each (theme.transitions).
   const ENTRY_MS = 300;
@@ -128,9 +130,10 @@
     // The error view.
     if (next.phase === "error" && next.error) {
       const code = next.error.code;
-      $("error-message").textContent = code === "timeout" ? "This is taking longer than expected"
-        : code === "network" ? "Unable to connect" : (next.error.message || "Something went wrong");
-      $("error-detail").textContent = code === "network" ? "Please check your internet connection" : "";
+      // What the state says, unless the theme has its own words for the code ([errors.CODE]).
+      const words = (theme.errors || {})[code] || {};
+      $("error-message").textContent = words.title || next.error.message || "Something went wrong";
+      $("error-detail").textContent = words.detail || (code === "network" ? NETWORK_DETAIL : "");
       const actions = next.error.actions || [];
       $("retry").hidden = !actions.includes("retry");
       $("offline").hidden = !actions.includes("continue-offline");

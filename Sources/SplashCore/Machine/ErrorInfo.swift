@@ -25,10 +25,17 @@ public struct ErrorInfo: Sendable, Equatable {
 
     /// The message renderers show for a failure code.
     static func userMessage(for failure: StepFailure, label: String) -> String {
-        switch failure.code {
+        userMessage(for: failure.code) ?? "\(label) failed"
+    }
+
+    /// The one text for the codes that have their own (the designs'): `network` "Unable to
+    /// connect", `timeout` "This is taking longer than expected". Renderers show the state's
+    /// `message`; a theme may put its own words in their place.
+    public static func userMessage(for code: ErrorCode) -> String? {
+        switch code {
         case .network: "Unable to connect"
         case .timeout: "This is taking longer than expected"
-        default: "\(label) failed"
+        default: nil
         }
     }
 

@@ -82,7 +82,7 @@ extension LaunchMachine {
                 ?? graph.order.first { !steps[$0].status.isTerminal }
             let info = ErrorInfo(
                 code: .timeout,
-                message: "This is taking longer than expected",
+                message: ErrorInfo.userMessage(for: .timeout) ?? "",
                 step: holdingUp.map { graph.steps[$0].id },
                 actions: offeredActions
             )
