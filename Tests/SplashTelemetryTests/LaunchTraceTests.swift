@@ -80,6 +80,19 @@ import Testing
         #expect(!record.wasSlow, "an older record does not know")
     }
 
+    /// Issue 25: a launch whose work took 5 ms and that waited out min_display was "slow" in the
+    /// history and the traces.
+    @Test func slowNeedsCriticalWorkStillRunning() {
+        var record = Self.record()
+        record.slowAfterMs = 1000
+        #expect(record.wasSlow, "fetch (critical) runs until 4,550 ms: past slow_after")
+        record.slowAfterMs = 4600
+        #expect(!record.wasSlow, "no stretch of loading lasts that long")
+        for index in record.steps.indices { record.steps[index].critical = false }
+        record.slowAfterMs = 1000
+        #expect(!record.wasSlow, "only non-critical work, or min_display, was left")
+    }
+
     @Test func theRecordKeepsSlowAfterAndReadsOlderOnes() throws {
         let line = Self.record().jsonLine()
         #expect(String(decoding: line, as: UTF8.self).contains("\"slow_after_ms\":1000"))

@@ -121,15 +121,25 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
         return max(0, end - start - paused)
     }
 
-    /// Whether renderers were told `slow`: some stretch of `loading` lasted `slow_after` (a retry
-    /// starts a new stretch). False when the record does not know `slow_after`.
+    /// Whether renderers were told `slow`, as the machine decides it (SPEC §3): some stretch of
+    /// `loading` lasted `slow_after` (a retry starts a new stretch) while a critical step had not
+    /// yet succeeded. A launch that only waited out `min_display` was not slow. False when the
+    /// record does not know `slow_after`.
     public var wasSlow: Bool {
         guard let slowAfterMs else { return false }
         for (index, mark) in phases.enumerated() where mark.phase == .loading {
             let until = index + 1 < phases.count ? phases[index + 1].atMs : (dismissingAtMs ?? endMs)
-            if until - mark.atMs >= slowAfterMs { return true }
+            let slowAt = mark.atMs + slowAfterMs
+            if until - mark.atMs >= slowAfterMs && isCriticalWorkPending(at: slowAt) { return true }
         }
         return false
+    }
+
+    /// Whether a critical step had no attempt that succeeded by `ms`.
+    func isCriticalWorkPending(at ms: Int64) -> Bool {
+        steps.contains { step in
+            step.critical && !step.attempts.contains { $0.outcome == .succeeded && ($0.endMs ?? .max) <= ms }
+        }
     }
 
     /// The last `error` mark before dismissing (or the end), when the launch is stuck in or passed an error.
