@@ -82,13 +82,26 @@ public struct Theme: Sendable, Equatable {
         case none
     }
 
-    /// The entry for each destination screen; `[transitions]` in `theme.toml` overrides each.
+    /// How the splash leaves when an app is beneath it.
+    public enum Exit: String, Sendable, CaseIterable {
+        /// The app enters by its destination (`Entry`) as the splash goes.
+        case fade
+        /// The app shows through a hole in the splash shaped like the logo, which turns toward the
+        /// top-left corner and grows until it covers the screen (600 ms), while the app settles
+        /// from 1.05× to its size. Needs a `logo`.
+        case reveal
+    }
+
+    /// The exit, and the entry for each destination screen; `[transitions]` in `theme.toml`
+    /// overrides each.
     public struct Transitions: Sendable, Equatable {
+        public var exit: Exit = .fade
         public var home: Entry = .crossfade
         public var onboarding: Entry = .slide
         public var login: Entry = .fade
 
-        public init(home: Entry = .crossfade, onboarding: Entry = .slide, login: Entry = .fade) {
+        public init(exit: Exit = .fade, home: Entry = .crossfade, onboarding: Entry = .slide, login: Entry = .fade) {
+            self.exit = exit
             self.home = home
             self.onboarding = onboarding
             self.login = login

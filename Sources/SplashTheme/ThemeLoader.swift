@@ -122,7 +122,14 @@ public enum ThemeLoader {
             theme.destinations.login = problems.collect(try url(table, "login")) ?? nil
         }
         if let table = problems.collect(try root.table("transitions", suffix: " in [transitions]")) ?? nil {
-            problems.collect(try table.checkKeys(["home", "onboarding", "login"]))
+            problems.collect(try table.checkKeys(["exit", "home", "onboarding", "login"]))
+            if let exit = problems.collect(try choice(table, "exit", Theme.Exit.self)) ?? nil {
+                if exit == .reveal && theme.logo == nil {
+                    problems.append(table.error(at: "exit", "exit = \"reveal\" needs a logo: the hole is the logo's shape").problems[0])
+                } else {
+                    theme.transitions.exit = exit
+                }
+            }
             if let entry = problems.collect(try choice(table, "home", Theme.Entry.self)) ?? nil { theme.transitions.home = entry }
             if let entry = problems.collect(try choice(table, "onboarding", Theme.Entry.self)) ?? nil { theme.transitions.onboarding = entry }
             if let entry = problems.collect(try choice(table, "login", Theme.Entry.self)) ?? nil { theme.transitions.login = entry }

@@ -90,6 +90,7 @@ public enum SplashPage {
             }
             w.key("transitions")
             w.object { w in
+                w.key("exit"); w.string(theme.transitions.exit.rawValue)
                 w.key("home"); w.string(theme.transitions.home.rawValue)
                 w.key("onboarding"); w.string(theme.transitions.onboarding.rawValue)
                 w.key("login"); w.string(theme.transitions.login.rawValue)

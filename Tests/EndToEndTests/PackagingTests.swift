@@ -44,6 +44,8 @@ import TestSupport
         "usr/share/splashd/themes/default/theme.toml",
         "usr/share/splashd/themes/reference/logo.svg",
         "usr/share/splashd/themes/reference/theme.toml",
+        "usr/share/splashd/themes/reference-reveal/logo.svg",
+        "usr/share/splashd/themes/reference-reveal/theme.toml",
         "usr/share/splashd/web/index.html",
         "usr/share/splashd/web/splash.css",
         "usr/share/splashd/web/splash.js",

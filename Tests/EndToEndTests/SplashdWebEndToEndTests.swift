@@ -11,7 +11,7 @@ import TestSupport
     static var webRoot: String { "\(Binaries.packageRoot)/renderer/web" }
     static func theme(_ name: String) -> String { "\(Binaries.packageRoot)/renderer/themes/\(name)" }
 
-    @Test(arguments: ["default", "reference"])
+    @Test(arguments: ["default", "reference", "reference-reveal"])
     func theShippedThemesPassCheck(theme: String) throws {
         let result = try ProcessRunner.run(Self.binary, ["check", "--theme", Self.theme(theme)])
         #expect(result.status == 0 && result.stdout.hasPrefix("theme \""), "\(result.stdout)\(result.stderr)")

@@ -108,6 +108,8 @@ import SplashTheme
             """).get()
         #expect(theme.taglines == ["One", "Two", "Three"] && theme.tagline == nil)
         #expect(theme.transitions == Theme.Transitions(home: .slide, onboarding: .slide, login: .none))
+        let reveal = try load("name = \"A\"\nlogo = \"l.svg\"\n[transitions]\nexit = \"reveal\"\n", files: ["l.svg": "<svg/>"]).get()
+        #expect(reveal.transitions.exit == .reveal)
         #expect(try load("name = \"A\"\n").get().transitions == Theme.Transitions(home: .crossfade, onboarding: .slide, login: .fade))
     }
 
@@ -118,7 +120,7 @@ import SplashTheme
             taglines = ["Two"]
             [transitions]
             onboarding = "zoom"
-            exit = "fade"
+            exit = "reveal"
             """)
         else {
             Issue.record("accepted")
@@ -127,7 +129,7 @@ import SplashTheme
         let problems = error.problems.map { "\($0.line.map(String.init) ?? "-"): \($0.message)" }
         #expect(problems.contains { $0.hasPrefix("3:") && $0.contains("taglines and tagline cannot both be set") }, "\(problems)")
         #expect(problems.contains { $0.hasPrefix("5:") && $0.contains(#"onboarding must be one of "crossfade", "slide", "fade", "none", not "zoom""#) }, "\(problems)")
-        #expect(problems.contains { $0.hasPrefix("6:") && $0.contains("exit") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("6:") && $0.contains("exit = \"reveal\" needs a logo") }, "\(problems)")
         guard case .failure(let empty) = try load("name = \"A\"\ntaglines = []\n") else {
             Issue.record("no taglines accepted")
             return

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import grp
 import json
+import math
 import os
 
 import pytest
@@ -618,3 +619,113 @@ def test_the_error_view_shows_what_the_state_says_or_the_themes_words(browser, s
     assert page.evaluate("document.getElementById('error-detail').textContent") == "The kiosk tries again by itself"
     assert s.watcher.latest["error"]["message"] == "Unable to connect", "the state keeps its own words"
     page.close()
+
+
+# exit = "reveal": the reveal's animations, held by the DevTools protocol (playback rate 0) as
+# they start, then seeked to each instant and captured.
+REVEAL_STATE = """(() => {
+  const cover = document.getElementById('reveal'), app = document.getElementById('app');
+  const mine = document.getAnimations().filter(a => ['reveal', 'logo', 'text', 'app'].includes(a.effect.target.id) && !a.animationName);
+  const m = new DOMMatrix(getComputedStyle(cover).transform);
+  const box = cover.getBoundingClientRect();
+  return JSON.stringify({count: mine.length, cx: parseFloat(cover.style.left) + parseFloat(cover.style.width) / 2,
+    cy: parseFloat(cover.style.top) + parseFloat(cover.style.height) / 2,
+    angle: Math.atan2(m.b, m.a) * 180 / Math.PI, scale: Math.hypot(m.a, m.b),
+    timings: mine.map(a => ({target: a.effect.target.id, duration: a.effect.getTiming().duration,
+      keyframes: a.effect.getKeyframes().map(k => ({offset: k.computedOffset, transform: k.transform || null, opacity: k.opacity === undefined ? null : k.opacity}))}))});
+})()"""
+SEEK = "document.getAnimations().filter(a => ['reveal', 'logo', 'text', 'app'].includes(a.effect.target.id) && !a.animationName).forEach(a => { a.pause(); a.currentTime = %d; })"
+
+
+def write_png(path, width, height, rows):
+    """An 8-bit RGB PNG of ``rows`` (bytes of width*3 each), stdlib only."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    raw = b"".join(b"\x00" + row for row in rows)
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (720, 1280)])
+def test_the_reveal_opens_a_hole_shaped_like_the_logo(browser, stack, width, height):
+    app = AppServer()
+    try:
+        theme = {"base": "reference-reveal", "append": f'[destinations]\nhome = "{app.url}/home"\n'}
+        s = stack(config('[[step]]\nid = "first-frame"\nplugin = "signal"\n', min_display="0ms"), theme=theme)
+        page = browser.new_page()
+        page.set_viewport(width, height)
+        page.send("Animation.enable")
+        page.navigate(s.url)
+        page.wait_for("document.documentElement.dataset.launch && document.getElementById('logo').getAnimations().length")
+        # Let the page's own entrance end, then hold every animation that starts from now on.
+        page.evaluate("document.getAnimations().filter(a => a.effect.getTiming().iterations !== Infinity).forEach(a => a.finish())")
+        page.send("Animation.setPlaybackRate", {"playbackRate": 0})
+        # The app beneath has painted (the home screen is known once only the signal step is left).
+        page.wait_for("document.documentElement.dataset.app === 'painted'")
+        s.ctl("complete", "first-frame")
+        s.watcher.phase("dismissing", 30)
+        page.wait_for("document.documentElement.dataset.entry === 'reveal'")
+        found = json.loads(page.evaluate(REVEAL_STATE))
+        assert found["count"] == 5, found
+        by_target = {a["target"]: a for a in found["timings"] if not (a["target"] == "reveal" and a["keyframes"][0]["transform"] is None)}
+        assert all(a["duration"] == 600 for a in found["timings"])
+        cover_frames = by_target["reveal"]["keyframes"]
+        assert [k["offset"] for k in cover_frames] == [0, 0.2, 1]
+        grow = 18 * height / 667
+        assert "scale(0.85)" in cover_frames[1]["transform"] and f"scale({grow:g})" in cover_frames[2]["transform"].replace(" ", ""), cover_frames
+        assert by_target["app"]["keyframes"][0]["transform"] == "scale(1.05)" and by_target["app"]["keyframes"][-1]["transform"] == "scale(1)"
+        cx, cy = round(found["cx"]), round(found["cy"])
+        teal, orange = (13, 115, 119), (255, 136, 0)
+
+        def on_blend(rgb, tol=10):
+            t = sum((c - a) * (b - a) for c, a, b in zip(rgb, teal, orange)) / sum((b - a) ** 2 for a, b in zip(teal, orange))
+            t = min(1, max(0, t))
+            return all(abs(c - (a + t * (b - a))) <= tol for c, a, b in zip(rgb, teal, orange))
+
+        shots, holes = [], []
+        for t in (0, 60, 120, 240, 360, 480, 600):
+            page.evaluate(SEEK % t)
+            state = json.loads(page.evaluate(REVEAL_STATE))
+            image = page.screenshot()
+            shots.append(image)
+            # (The test app writes "app" at its top-left corner: the grid starts below that line.)
+            grid = [image.pixel(x, y) for y in range(48, height, 16) for x in range(0, width, 16)]
+            holes.append(sum(close_to(p, orange, 12) for p in grid))
+            if t >= 120:
+                # The logo has faded: only the splash's colour and the app's (and their blend at the edge).
+                strays = [p for p in grid if not on_blend(p)]
+                assert not strays, f"at {t} ms, colours that are neither the splash's nor the app's: {strays[:5]}"
+                assert state["angle"] < 0, "the hole turns toward the top-left corner"
+            if t == 120:
+                assert abs(state["scale"] - 0.85) < 1e-3, state
+                # Inside the logo's outline (its window), the app; beside the rocket, the splash.
+                assert close_to(image.pixel(cx, cy), orange, 12), image.pixel(cx, cy)
+                assert close_to(image.pixel(cx - 25, cy - 15), teal, 12), image.pixel(cx - 25, cy - 15)
+        assert holes[2] < holes[4] < holes[5], f"the hole grows: {holes}"
+        expected_angle = -math.degrees(math.atan2(cy, cx))
+        assert abs(state["angle"] - expected_angle) < 0.5, (state["angle"], expected_angle)
+        record(f"reveal_{width}x{height}", {"app_pixels_on_a_16px_grid": holes, "angle": round(state["angle"], 2)})
+        # The filmstrip (docs/renderer-reveal.png): the instants side by side, a quarter of the size.
+        if os.environ.get("SPLASHD_SCREENSHOTS") and width == 1280:
+            step = 4
+            w, h = width // step, height // step
+            rows = []
+            for y in range(h):
+                rows.append(b"".join(bytes(shot.rows[y * step][x * step * shot.channels:x * step * shot.channels + 3])
+                                     for shot in shots for x in range(w)))
+            os.makedirs(os.environ["SPLASHD_SCREENSHOTS"], exist_ok=True)
+            write_png(os.path.join(os.environ["SPLASHD_SCREENSHOTS"], "reveal-filmstrip.png"), w * len(shots), h, rows)
+        # Let it run to its end: the splash goes, the app alone, and `dismissed` ends the launch.
+        page.send("Animation.setPlaybackRate", {"playbackRate": 1})
+        page.evaluate("document.getAnimations().forEach(a => a.play())")
+        s.watcher.phase("finished", 10)
+        page.wait_for("document.getElementById('splash').hidden && !document.getElementById('reveal')")
+        assert all(close_to(p, orange, 3) for p in page.screenshot().distinct_colors(32)), "the app alone"
+        assert holes[-1] == len(grid), "by its last frame the splash is gone: the app alone"
+        page.close()
+    finally:
+        app.close()

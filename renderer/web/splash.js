@@ -14,6 +14,9 @@
   // How the app comes in over the splash, by destination (SPEC §10); the theme's [transitions]
   // override each (theme.transitions).
   const ENTRY_MS = 300;
+  // exit = "reveal" (Yula's presenter): the app shows through a logo-shaped hole that turns and
+  // grows; the app settles from 1.05x over the same time.
+  const REVEAL_MS = 600;
   const DEFAULT_ENTRY = { home: "crossfade", onboarding: "slide", login: "fade" };
 
   let socket = null, retryDelay = 100, nextId = 1;
@@ -102,7 +105,7 @@
     launch = id;
     if (exit) { exit.cancel(); exit = null; }
     exitDone = false; completed = false;
-    splash.style.opacity = ""; splash.hidden = false; app.style.zIndex = "";
+    splash.style.opacity = ""; splash.hidden = false; app.style.zIndex = ""; unreveal();
     delete root.dataset.entry;
     appURL = null; appPainted = false; app.hidden = true; app.removeAttribute("src");
     delete root.dataset.app;
@@ -178,6 +181,13 @@
       splash.hidden = appURL !== null; // without an app the page stays on its last frame
       if (state && state.phase === "dismissing") send({ cmd: "dismissed" });
     };
+    if (appURL && !reduced() && theme.transitions && theme.transitions.exit === "reveal" && theme.logo) {
+      root.dataset.entry = "reveal";
+      const running = reveal();
+      exit = { cancel() { running.forEach((a) => a.cancel()); unreveal(); } };
+      Promise.all(running.map((a) => a.finished)).then(() => { unreveal(); finish(); }, () => {});
+      return;
+    }
     const entry = reduced() ? "none" : appURL ? entryFor(state && state.destination) : "fade";
     root.dataset.entry = entry;
     if (entry === "none") { splash.style.opacity = "0"; finish(); return; }
@@ -193,6 +203,51 @@
     }
     exit = { cancel() { running.forEach((a) => a.cancel()); } };
     Promise.all(running.map((a) => a.finished)).then(finish, () => {});
+  }
+
+  // The reveal: under the splash's logo and text, a layer of the theme's background with a hole
+  // of the logo's shape (a mask: the whole layer, less the logo image's alpha), big enough to
+  // cover the screen at any angle, centred on the logo; the splash itself turns transparent. The
+  // layer turns by -atan(cy/cx) of the logo's centre (toward the top-left corner) and scales to
+  // 0.85 at a fifth of the time, then up to 18x on a 667 px tall screen, in proportion to the
+  // height. The logo turns and scales with it and fades out in that first fifth, uncovering the
+  // hole, as do the name and tagline; the app beneath scales from 1.05 to 1.
+  function reveal() {
+    const image = $("logo-image").getBoundingClientRect();
+    const cx = image.left + image.width / 2, cy = image.top + image.height / 2;
+    const side = Math.ceil(3 * Math.hypot(innerWidth, innerHeight));
+    const cover = document.createElement("div");
+    cover.id = "reveal";
+    cover.style.cssText = `position:fixed;left:${cx - side / 2}px;top:${cy - side / 2}px;width:${side}px;height:${side}px;`
+      + "background:var(--bg);pointer-events:none;mask-repeat:no-repeat;mask-composite:exclude;"
+      + `mask-size:100% 100%,${image.width}px ${image.height}px;mask-position:0 0,center;`;
+    cover.style.maskImage = `linear-gradient(#000 0 0),url("${theme.logo}")`;
+    splash.insertBefore(cover, $("logo"));
+    splash.style.background = "transparent";
+    const angle = -Math.atan2(cy, cx) * 180 / Math.PI;
+    const grow = 18 * innerHeight / 667;
+    const turn = [
+      { transform: "rotate(0deg) scale(1)", easing: "ease-out" },
+      { transform: `rotate(${angle / 5}deg) scale(0.85)`, offset: 0.2, easing: "ease-in" },
+      { transform: `rotate(${angle}deg) scale(${grow})` },
+    ];
+    const timing = { duration: REVEAL_MS, fill: "forwards" };
+    const fade = [{ opacity: 1 }, { opacity: 0, offset: 0.2 }, { opacity: 0 }];
+    // A logo too thin to cover the screen at that size would leave the last of the splash to
+    // vanish at once: the layer fades out over the last fifth.
+    return [
+      cover.animate(turn, timing),
+      cover.animate([{ opacity: 1 }, { opacity: 1, offset: 0.8 }, { opacity: 0 }], timing),
+      $("logo").animate(turn.map((k, i) => ({ ...k, opacity: fade[i].opacity })), timing),
+      $("text").animate(fade, timing),
+      app.animate([{ transform: "scale(1.05)" }, { transform: "scale(1)" }], { duration: REVEAL_MS, easing: "ease-out", fill: "both" }),
+    ];
+  }
+
+  function unreveal() {
+    const cover = $("reveal");
+    if (cover) cover.remove();
+    splash.style.background = "";
   }
 
   $("retry").addEventListener("click", () => send({ cmd: "retry" }));
