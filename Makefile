@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: build release dist install deb man test bench bench-inprocess bench-process bench-config bench-linking toml-test demo clean fuzz sanitize
+.PHONY: build release dist install deb man test bench bench-inprocess bench-process bench-config bench-linking bench-renderer toml-test demo clean fuzz sanitize
 
 build:
 	$(SWIFT) build
@@ -62,6 +62,12 @@ bench-inprocess:
 
 bench-process: dist
 	bash scripts/bench.sh .build/release/splashd
+
+# The page's smoothness: frames dropped during the indicator, the fade, each entry and the reveal
+# at 1920x1080 in headless Chromium, against the debug splashd and splashd-web (docs/benchmarks.md,
+# "The page's animations").
+bench-renderer: build
+	cd Tests/browser && python3 bench_renderer.py
 
 # Config loading time against the number of steps (5,000 to 80,000): `splashd check`, release build.
 bench-config: dist

@@ -94,6 +94,7 @@
       if (appURL !== url) return;
       appPainted = true;
       root.dataset.app = "painted";
+      prepareReveal();
       if (state) render(state);
     }));
     app.hidden = false;
@@ -181,7 +182,7 @@
       splash.hidden = appURL !== null; // without an app the page stays on its last frame
       if (state && state.phase === "dismissing") send({ cmd: "dismissed" });
     };
-    if (appURL && !reduced() && theme.transitions && theme.transitions.exit === "reveal" && theme.logo) {
+    if (appURL && revealing()) {
       root.dataset.entry = "reveal";
       const running = reveal();
       exit = { cancel() { running.forEach((a) => a.cancel()); unreveal(); } };
@@ -205,24 +206,47 @@
     Promise.all(running.map((a) => a.finished)).then(finish, () => {});
   }
 
-  // The reveal: under the splash's logo and text, a layer of the theme's background with a hole
-  // of the logo's shape (a mask: the whole layer, less the logo image's alpha), big enough to
-  // cover the screen at any angle, centred on the logo; the splash itself turns transparent. The
+  // The reveal: under the splash's logo and text (above the app), a layer of the theme's
+  // background with a hole of the logo's shape (a mask: the whole layer, less the logo image's
+  // alpha), just big enough to cover the screen at any angle, centred on the logo; the splash
+  // itself turns transparent. The
   // layer turns by -atan(cy/cx) of the logo's centre (toward the top-left corner) and scales to
   // 0.85 at a fifth of the time, then up to 18x on a 667 px tall screen, in proportion to the
   // height. The logo turns and scales with it and fades out in that first fifth, uncovering the
   // hole, as do the name and tagline; the app beneath scales from 1.05 to 1.
-  function reveal() {
-    const image = $("logo-image").getBoundingClientRect();
-    const cx = image.left + image.width / 2, cy = image.top + image.height / 2;
-    const side = Math.ceil(3 * Math.hypot(innerWidth, innerHeight));
+  function revealing() {
+    return theme.transitions && theme.transitions.exit === "reveal" && theme.logo && !reduced();
+  }
+
+  // The layer is made as soon as the app beneath has painted, under the splash's opaque
+  // background, so the reveal's first frame does not pay for it (made then, it cost 1 or 2
+  // frames at 1920x1080 in 2 runs of 3: docs/benchmarks.md).
+  function prepareReveal() {
+    if (!revealing() || $("reveal")) return $("reveal");
+    // The layout's box (the logo's entrance may still be scaling it; its centre does not move).
+    const img = $("logo-image"), box = img.getBoundingClientRect();
+    const image = { width: img.offsetWidth, height: img.offsetHeight };
+    const cx = box.left + box.width / 2, cy = box.top + box.height / 2;
+    // Covers the screen at any angle down to the 0.85 scale: twice the farthest corner's distance
+    // from the centre, over 0.85.
+    const reach = Math.max(Math.hypot(cx, cy), Math.hypot(innerWidth - cx, cy), Math.hypot(cx, innerHeight - cy),
+      Math.hypot(innerWidth - cx, innerHeight - cy));
+    const side = Math.ceil(2 * reach / 0.85) + 2;
     const cover = document.createElement("div");
     cover.id = "reveal";
-    cover.style.cssText = `position:fixed;left:${cx - side / 2}px;top:${cy - side / 2}px;width:${side}px;height:${side}px;`
-      + "background:var(--bg);pointer-events:none;mask-repeat:no-repeat;mask-composite:exclude;"
+    cover.style.cssText = `position:fixed;z-index:0;left:${cx - side / 2}px;top:${cy - side / 2}px;width:${side}px;height:${side}px;`
+      + "background:var(--bg);pointer-events:none;will-change:transform;mask-repeat:no-repeat;mask-composite:exclude;"
       + `mask-size:100% 100%,${image.width}px ${image.height}px;mask-position:0 0,center;`;
     cover.style.maskImage = `linear-gradient(#000 0 0),url("${theme.logo}")`;
-    splash.insertBefore(cover, $("logo"));
+    cover.dataset.cx = String(cx);
+    cover.dataset.cy = String(cy);
+    document.body.insertBefore(cover, splash);
+    return cover;
+  }
+
+  function reveal() {
+    const cover = prepareReveal();
+    const cx = Number(cover.dataset.cx), cy = Number(cover.dataset.cy);
     splash.style.background = "transparent";
     const angle = -Math.atan2(cy, cx) * 180 / Math.PI;
     const grow = 18 * innerHeight / 667;
@@ -238,7 +262,9 @@
     return [
       cover.animate(turn, timing),
       cover.animate([{ opacity: 1 }, { opacity: 1, offset: 0.8 }, { opacity: 0 }], timing),
-      $("logo").animate(turn.map((k, i) => ({ ...k, opacity: fade[i].opacity })), timing),
+      // The logo is gone after the first fifth: it stays at that scale (grown 20x with its
+      // shadow, its layer cost the reveal's first frames up to 130 ms at 1920x1080).
+      $("logo").animate([{ ...turn[0], opacity: 1 }, { ...turn[1], opacity: 0 }, { transform: turn[1].transform, opacity: 0 }], timing),
       $("text").animate(fade, timing),
       app.animate([{ transform: "scale(1.05)" }, { transform: "scale(1)" }], { duration: REVEAL_MS, easing: "ease-out", fill: "both" }),
     ];
