@@ -318,6 +318,9 @@ def test_dark_appearance_and_reduced_motion(stack):
         found = animations(page)
         for a in found:
             assert all(k["transform"] in (None, "none") for k in a["keyframes"]), f"no scaling or sliding: {a}"
+        # The brand text comes with the logo, in the same fade (not on its own at 500 ms).
+        timing = {a["target"]: (a["delay"], a["duration"]) for a in found if a["target"] in ("logo", "name", "tagline")}
+        assert timing == {"logo": (100, 300), "name": (100, 300), "tagline": (100, 300)}, timing
         shot = page.screenshot()
         assert close_to(shot.pixel(4, 4), DARK_BG)
         assert page.evaluate("getComputedStyle(document.getElementById('name')).color") == "rgb(224, 224, 224)"
@@ -726,6 +729,31 @@ def test_the_reveal_opens_a_hole_shaped_like_the_logo(browser, stack, width, hei
         page.wait_for("document.getElementById('splash').hidden && !document.getElementById('reveal')")
         assert all(close_to(p, orange, 3) for p in page.screenshot().distinct_colors(32)), "the app alone"
         assert holes[-1] == len(grid), "by its last frame the splash is gone: the app alone"
+        page.close()
+    finally:
+        app.close()
+
+
+def test_a_destination_that_changes_under_the_splash_is_the_one_revealed(browser, stack):
+    app = AppServer()
+    try:
+        steps = ('[[step]]\nid = "links"\nplugin = "quick-action"\ncritical = false\n[step.options]\nscheme = "kiosk"\n'
+                 'routes = ["orders/*"]\n[[step]]\nid = "first-frame"\nplugin = "signal"\nafter = ["links"]\n')
+        theme = {"append": f'[destinations]\nhome = "{app.url}/home"\n'}
+        s = stack(config(steps, min_display="0ms"), theme=theme)
+        page = open_page(browser, s)
+        page.wait_for("document.documentElement.dataset.app === 'painted'")
+        assert app.paths == ["/home"], app.paths
+        # A deep link while the splash is up: the new screen is loaded beneath it.
+        s.ctl("open", "kiosk://orders/42")
+        s.watcher.wait(lambda st: (st.get("destination") or {}).get("route") == "orders/42", 10, "the new destination")
+        page.wait_for("document.getElementById('app').src.endsWith('/home/orders/42') && document.documentElement.dataset.app === 'painted'")
+        s.ctl("complete", "first-frame")
+        s.watcher.phase("finished", 20)
+        assert app.paths == ["/home", "/home/orders/42"], app.paths
+        assert s.watcher.latest["destination"]["route"] == "orders/42"
+        page.wait_for("document.getElementById('splash').hidden")
+        assert page.evaluate("document.getElementById('app').src").endswith("/home/orders/42"), "only the new one is revealed"
         page.close()
     finally:
         app.close()
