@@ -87,7 +87,17 @@ public struct ExportLoop<Peers: ExportPeers, C: Clock>: Sendable where C.Duratio
         }
         let pending = cursor.pending(in: fetched.records)
         if pending.isEmpty { return nil }
-        let traces = pending.compactMap { LaunchTrace(record: $0, version: fetched.version) }
+        var traces: [LaunchTrace] = []
+        for record in pending {
+            if let trace = LaunchTrace(record: record, version: fetched.version) {
+                traces.append(trace)
+            } else if record.finishedAtMs != nil {
+                // Marked as sent with the others: sending it again would not make it a trace.
+                logger.warning(
+                    "the record of launch \(record.launch.prefix(36)) starts at an instant no trace can carry (\(record.startedAtUnixMs) ms); not exported"
+                )
+            }
+        }
         switch await peers.export(traces) {
         case .delivered(let spans):
             cursor.add(pending.map(\.launch))

@@ -59,11 +59,24 @@ public struct LaunchTrace: Sendable, Equatable {
 
     public var measurements: Measurements
 
-    /// The trace of a finished launch; nil for one that has not finished.
+    /// The latest start a trace carries (Unix milliseconds): the last whose nanoseconds fit in
+    /// OTLP's unsigned 64 bits (July 2554). A record that says later is not a real launch's (a
+    /// damaged history file).
+    public static let latestStartUnixMs = Int64(UInt64.max / 1_000_000)
+
+    /// The trace of a finished launch; nil for one that has not finished, or whose start is not a
+    /// real instant (before 1970 or after `latestStartUnixMs`). Offsets past the 64-bit nanosecond
+    /// range are clamped to it.
     public init?(record: LaunchRecord, version: String) {
-        guard let finishedAtMs = record.finishedAtMs else { return nil }
-        let origin = UInt64(max(0, record.startedAtUnixMs)) * 1_000_000
-        func at(_ ms: Int64) -> UInt64 { origin + UInt64(max(0, ms)) * 1_000_000 }
+        guard let finishedAtMs = record.finishedAtMs,
+            (0...Self.latestStartUnixMs).contains(record.startedAtUnixMs)
+        else { return nil }
+        let origin = UInt64(record.startedAtUnixMs) * 1_000_000
+        func at(_ ms: Int64) -> UInt64 {
+            let (offset, overflowed) = UInt64(max(0, ms)).multipliedReportingOverflow(by: 1_000_000)
+            let (sum, past) = origin.addingReportingOverflow(offset)
+            return overflowed || past ? UInt64.max : sum
+        }
 
         let retries = zip(record.phases, record.phases.dropFirst()).filter { $0.phase == .error && $1.phase == .loading }.count
         var root = Span(

@@ -68,6 +68,21 @@ import Testing
         #expect(trace.measurements.failures.map(\.code) == ["network"])
     }
 
+    /// Found by the otel-records fuzz target: a record starting at 179,546,195,261,619 ms (a
+    /// damaged history) overflowed 64-bit nanoseconds and trapped splashd-otel at every start.
+    @Test func aRecordOutsideRealInstantsIsNoTraceAndFarOffsetsAreClamped() throws {
+        var damaged = Self.record()
+        damaged.startedAtUnixMs = 179_546_195_261_619
+        #expect(LaunchTrace(record: damaged, version: "0.1.0") == nil)
+        damaged.startedAtUnixMs = -1
+        #expect(LaunchTrace(record: damaged, version: "0.1.0") == nil)
+        var far = Self.record()
+        far.startedAtUnixMs = LaunchTrace.latestStartUnixMs
+        far.finishedAtMs = .max
+        let trace = try #require(LaunchTrace(record: far, version: "0.1.0"))
+        #expect(trace.spans[0].endUnixNanos == UInt64.max)
+    }
+
     @Test func anUnfinishedLaunchIsNotATraceYet() {
         #expect(LaunchTrace(record: Self.record(finished: false), version: "0.1.0") == nil)
     }
