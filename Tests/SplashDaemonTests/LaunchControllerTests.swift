@@ -16,12 +16,14 @@ import TestSupport
     @Test func timedTransitionsHappenAtTheirInstants() async throws {
         let h = try ControllerHarness([StepSpec(id: "frame", plugin: "signal")], settings: settings)
         _ = await h.next { $0.steps[0].status == .running }
-        h.board.complete(step: "frame")
-        let done = await h.next { $0.steps[0].status == .succeeded }
-        #expect(done?.phase == .loading, "min_display holds a fast launch")
+        // The step still runs at slow_after: slow then, to the millisecond.
         h.clock.advance(to: .milliseconds(500))
         let slow = await h.next { $0.slow }
         #expect(slow?.elapsedMs == 500)
+        h.clock.advance(to: .milliseconds(600))
+        h.board.complete(step: "frame")
+        let done = await h.next { $0.steps[0].status == .succeeded }
+        #expect(done?.phase == .loading, "min_display holds a fast launch")
         h.clock.advance(to: .milliseconds(1000))
         let dismissing = await h.next { $0.phase == .dismissing }
         #expect(dismissing?.elapsedMs == 1000)
