@@ -18,8 +18,6 @@ final class ConnectionLimit: Sendable {
     /// The most clients served at once.
     let capacity: Int
     private let open = Atomic<Int>(0)
-    /// Whether a failed `accept` was logged since the last client was admitted.
-    private let acceptFailureLogged = Atomic<Bool>(false)
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -43,10 +41,7 @@ final class ConnectionLimit: Sendable {
             let (exchanged, original) = open.compareExchange(
                 expected: current, desired: current + 1, ordering: .relaxed
             )
-            if exchanged {
-                acceptFailureLogged.store(false, ordering: .relaxed)
-                return true
-            }
+            if exchanged { return true }
             current = original
         }
         return false
@@ -59,9 +54,4 @@ final class ConnectionLimit: Sendable {
 
     /// The clients served now.
     var count: Int { open.load(ordering: .relaxed) }
-
-    /// Whether a failed `accept` should be logged: the first one since a client was last admitted.
-    func shouldLogAcceptFailure() -> Bool {
-        !acceptFailureLogged.exchange(true, ordering: .relaxed)
-    }
 }

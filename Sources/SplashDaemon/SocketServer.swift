@@ -61,13 +61,8 @@ public final class SocketServer: Sendable {
                 // backlog and the socket readable: without a pause the loop would retry at once,
                 // forever, whatever consumed the descriptors (AcceptPause says why NIO's own
                 // back-off is not enough).
-                channel.eventLoop.makeCompletedFuture {
-                    let pause = AcceptPause(pause: acceptBackoff) { error in
-                        if limit.shouldLogAcceptFailure() {
-                            logger.warning("cannot accept a client (\(error)); pausing new connections for a moment")
-                        }
-                    }
-                    try channel.pipeline.syncOperations.addHandler(pause)
+                AcceptPause.install(on: channel, pause: acceptBackoff) { error in
+                    logger.warning("cannot accept a client (\(error)); pausing new connections for a moment")
                 }
             }
             .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 16 * 1024, high: 64 * 1024))
@@ -75,7 +70,7 @@ public final class SocketServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     guard limit.admit() else {
-                        try channel.pipeline.syncOperations.addHandler(BusyConnectionHandler(capacity: limit.capacity))
+                        try channel.pipeline.syncOperations.addHandler(AnswerAndClose(BusyConnection.line(capacity: limit.capacity)))
                         return
                     }
                     channel.closeFuture.whenComplete { _ in limit.release() }

@@ -23,13 +23,27 @@ public final class AcceptPause: ChannelInboundHandler, RemovableChannelHandler {
     public let pause: TimeAmount
     private let onPause: (IOError) -> Void
     private var resume: Scheduled<Void>?
+    /// Whether `onPause` was called since a connection was last accepted.
+    private var reported = false
 
     /// - Parameters:
     ///   - pause: how long to stop accepting after a failure.
-    ///   - onPause: called with the error each time accepting stops (on the channel's event loop).
+    ///   - onPause: called with the error when accepting stops for the first time since a
+    ///     connection was last accepted (on the channel's event loop): one log line per shortage,
+    ///     not one per pause.
     public init(pause: TimeAmount, onPause: @escaping (IOError) -> Void = { _ in }) {
         self.pause = pause
         self.onPause = onPause
+    }
+
+    /// Adds an `AcceptPause` to the server `channel`'s pipeline (what a `serverChannelInitializer`
+    /// returns); `onPause` as for `init`.
+    public static func install(
+        on channel: any Channel, pause: TimeAmount, onPause: @escaping @Sendable (IOError) -> Void
+    ) -> EventLoopFuture<Void> {
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(AcceptPause(pause: pause, onPause: onPause))
+        }
     }
 
     /// Whether `error` is one that waiting can cure: out of descriptors or memory.
@@ -49,7 +63,10 @@ public final class AcceptPause: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         guard resume == nil else { return }
-        onPause(ioError)
+        if !reported {
+            reported = true
+            onPause(ioError)
+        }
         let channel = context.channel
         channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
         resume = context.eventLoop.assumeIsolated().scheduleTask(in: pause) {
@@ -58,6 +75,12 @@ public final class AcceptPause: ChannelInboundHandler, RemovableChannelHandler {
                 channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
             }
         }
+    }
+
+    /// A connection was accepted: the next shortage is reported again.
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        reported = false
+        context.fireChannelRead(data)
     }
 
     public func channelInactive(context: ChannelHandlerContext) {

@@ -12,7 +12,7 @@ import Glibc
 /// connection takes the place of the oldest one that is not a control page's WebSocket (an HTTP
 /// connection, or a viewer's WebSocket): the page that holds the token is never pushed out, and a
 /// flood of idle connections pushes out only itself. When every connection is a control page's,
-/// the newcomer is answered 503 and closed (`BusyHTTPHandler`).
+/// the newcomer is answered 503 and closed (`BusyHTTP`).
 package final class ConnectionTable: Sendable {
     /// The most connections served at once unless the descriptor limit leaves room for fewer.
     static let defaultCapacity = 64
@@ -26,7 +26,6 @@ package final class ConnectionTable: Sendable {
     private struct State {
         var open: [(channel: any Channel, protected: Bool)] = []
         var evictions = 0
-        var acceptFailureLogged = false
     }
     private let state = NIOLockedValueBox(State())
 
@@ -64,7 +63,6 @@ package final class ConnectionTable: Sendable {
                 state.evictions += 1
             }
             state.open.append((channel, false))
-            state.acceptFailureLogged = false
             return (true, evicted)
         }
         guard admitted.0 else { return false }
@@ -82,88 +80,5 @@ package final class ConnectionTable: Sendable {
         state.withLockedValue { state in
             if let index = state.open.firstIndex(where: { ObjectIdentifier($0.channel) == key }) { state.open[index].protected = true }
         }
-    }
-
-    /// Whether a failed `accept` should be logged: the first one since a connection was last admitted.
-    func shouldLogAcceptFailure() -> Bool {
-        state.withLockedValue { state in
-            defer { state.acceptFailureLogged = true }
-            return !state.acceptFailureLogged
-        }
-    }
-}
-
-/// Serves a connection over the cap: a 503 response, then the connection is closed. Nothing the
-/// client sends is read.
-final class BusyHTTPHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-
-    let capacity: Int
-
-    init(capacity: Int) { self.capacity = capacity }
-
-    /// The whole response.
-    static func response(capacity: Int) -> String {
-        let body = "splashd-web is serving its maximum of \(capacity) connections; try again later\n"
-        return "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
-            + "Content-Length: \(body.utf8.count)\r\nRetry-After: 1\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
-            + body
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        let channel = context.channel
-        let buffer = channel.allocator.buffer(string: Self.response(capacity: capacity))
-        context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in channel.close(promise: nil) }
-        context.fireChannelActive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
-    }
-}
-
-/// Closes a connection that sent nothing for `IdleStateHandler`'s read timeout: an HTTP
-/// connection between requests, or one that never finished its request (removed on upgrade).
-final class IdleCloser: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case IdleStateHandler.IdleStateEvent.read? = event as? IdleStateHandler.IdleStateEvent {
-            context.close(promise: nil)
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
-    }
-}
-
-/// Lets only bytes reach the WebSocket frame decoder after an upgrade.
-///
-/// NIO's upgrade handler keeps what arrived after the upgrade request and passes it on once the
-/// upgrade is done. When that was a whole request pipelined behind the upgrade request, it had
-/// already been decoded, and the frame decoder, which takes bytes, trapped on an HTTP request head:
-/// one connection took the bridge down (found by the `web-http` fuzz target). A client must wait
-/// for the `101` before it sends frames (RFC 6455 §4.1), so a request there closes the connection.
-final class UpgradeLeftoverGuard: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-    private var refused = false
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !refused else { return }
-        guard Self.holdsBytes(data) else {
-            refused = true
-            context.close(promise: nil)
-            return
-        }
-        context.fireChannelRead(data)
-    }
-
-    /// Whether `data` wraps bytes (`NIOAny`'s own test is not public: its storage's case says).
-    static func holdsBytes(_ data: NIOAny) -> Bool {
-        guard let storage = Mirror(reflecting: data).children.first?.value else { return false }
-        return Mirror(reflecting: storage).children.first?.label == "ioData"
     }
 }

@@ -57,13 +57,8 @@ public final class WebServer: Sendable {
                 .serverChannelInitializer { channel in
                     // Out of descriptors (whatever took them): stop accepting for a moment
                     // instead of retrying `accept` at once, forever (AcceptPause).
-                    channel.eventLoop.makeCompletedFuture {
-                        let pause = AcceptPause(pause: acceptPause) { error in
-                            if table.shouldLogAcceptFailure() {
-                                logger.warning("cannot accept a connection (\(error)); pausing new connections for a moment")
-                            }
-                        }
-                        try channel.pipeline.syncOperations.addHandler(pause)
+                    AcceptPause.install(on: channel, pause: acceptPause) { error in
+                        logger.warning("cannot accept a connection (\(error)); pausing new connections for a moment")
                     }
                 }
                 .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 256 * 1024))
@@ -78,7 +73,7 @@ public final class WebServer: Sendable {
                     }
                     guard table.admit(channel) else {
                         return channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(BusyHTTPHandler(capacity: table.capacity))
+                            try channel.pipeline.syncOperations.addHandler(AnswerAndClose(Array(BusyHTTP.response(capacity: table.capacity).utf8)))
                         }
                     }
                     return Self.configure(channel, bridge: bridge, site: site, table: table)

@@ -29,16 +29,8 @@ import Testing
         #expect(limit.count == 2)
     }
 
-    @Test func anAcceptFailureIsLoggedOnceUntilAClientIsAdmitted() {
-        let limit = ConnectionLimit(capacity: 2)
-        #expect(limit.shouldLogAcceptFailure())
-        #expect(!limit.shouldLogAcceptFailure())
-        #expect(limit.admit())
-        #expect(limit.shouldLogAcceptFailure())
-    }
-
     @Test func theBusyLineIsOneErrorMessage() {
-        let line = BusyConnectionHandler.line(capacity: 3)
+        let line = BusyConnection.line(capacity: 3)
         #expect(line.last == 0x0A)
         #expect(
             String(decoding: line, as: UTF8.self)

@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func theBusyAnswerIsAWholeResponse() {
-        let response = BusyHTTPHandler.response(capacity: 64)
+        let response = BusyHTTP.response(capacity: 64)
         #expect(response.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"))
         let parts = response.components(separatedBy: "\r\n\r\n")
         #expect(parts.count == 2 && parts[0].contains("Content-Length: \(parts[1].utf8.count)\r\n"))

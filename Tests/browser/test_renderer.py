@@ -17,7 +17,7 @@ import websocket
 
 from cdp import Browser, close_to
 from processes import deadline_wait, stop
-from stack import Stack, AppServer
+from stack import AppServer
 
 GROUP = grp.getgrgid(os.getgid()).gr_name
 TEAL, WHITE, DARK_BG = "#0D7377", "#FFFFFF", "#1E1E1E"
@@ -67,20 +67,6 @@ def save(page, name: str):
 def browser():
     with Browser() as b:
         yield b
-
-
-@pytest.fixture
-def stack(request):
-    stacks = []
-
-    def make(*args, **kwargs):
-        s = Stack(*args, **kwargs)
-        stacks.append(s)
-        return s
-
-    yield make
-    for s in stacks:
-        s.close()
 
 
 def open_page(browser, stack, width=1280, height=800):

@@ -44,6 +44,16 @@ import TestSupport
         }
     }
 
+    /// A client that got `hello`, trying until one does (room is made asynchronously), or nil.
+    static func connectOnceServed(_ path: String) async -> SplashConnection? {
+        var served: SplashConnection?
+        _ = await waitUntil {
+            if case .success(let client) = connect(path) { served = client }
+            return served != nil
+        }
+        return served
+    }
+
     /// The daemon's user and system CPU time so far, in clock ticks (`/proc/PID/stat`).
     static func cpuTicks(_ pid: Int32) -> Int? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
@@ -124,11 +134,8 @@ import TestSupport
 
         // A client that leaves makes room for another.
         admitted.removeLast().close()
-        var newcomer: SplashConnection?
-        #expect(await waitUntil {
-            if case .success(let client) = Self.connect(socketPath) { newcomer = client }
-            return newcomer != nil
-        })
+        let newcomer = await Self.connectOnceServed(socketPath)
+        #expect(newcomer != nil)
         #expect(try newcomer?.request(.ping) == .ok(id: 1))
         #expect(daemon.isRunning)
     }
@@ -175,11 +182,8 @@ import TestSupport
         // Room made: the clients in the backlog are accepted, and a new one is served.
         for client in clients.prefix(150) { client.close() }
         clients.removeFirst(150)
-        var newcomer: SplashConnection?
-        #expect(await waitUntil {
-            if case .success(let client) = Self.connect(socketPath) { newcomer = client }
-            return newcomer != nil
-        })
+        let newcomer = await Self.connectOnceServed(socketPath)
+        #expect(newcomer != nil)
         #expect(try newcomer?.request(.ping) == .ok(id: 1))
         #expect(try first.request(.ping) == .ok(id: 2))
         #expect(daemon.isRunning)
@@ -198,11 +202,8 @@ import TestSupport
         // Three clients (the daemon may still count the probe that found it serving, for a moment).
         var clients: [SplashConnection] = []
         for _ in 0..<3 {
-            var client: SplashConnection?
-            #expect(await waitUntil {
-                if case .success(let connected) = Self.connect(socketPath) { client = connected }
-                return client != nil
-            })
+            let client = await Self.connectOnceServed(socketPath)
+            #expect(client != nil)
             clients += client.map { [$0] } ?? []
         }
         #expect(clients.count == 3)
@@ -224,11 +225,8 @@ import TestSupport
 
         for client in clients { #expect(try client.request(.ping) == .ok(id: 1)) }
         clients.removeFirst().close()
-        var newcomer: SplashConnection?
-        #expect(await waitUntil {
-            if case .success(let connected) = Self.connect(socketPath) { newcomer = connected }
-            return newcomer != nil
-        })
+        let newcomer = await Self.connectOnceServed(socketPath)
+        #expect(newcomer != nil)
         #expect(try newcomer?.request(.ping) == .ok(id: 1))
         #expect(daemon.isRunning)
     }
