@@ -16,7 +16,8 @@ public enum ConfigLoader {
     /// anything that is not a regular file (a FIFO, /dev/zero), is refused without being read.
     public static let maximumFileSize = 16 << 20
 
-    static let topLevelKeys: Set<String> = ["splash", "socket", "daemon", "step"]
+    static let topLevelKeys: Set<String> = ["splash", "socket", "daemon", "app", "step"]
+    static let appKeys: Set<String> = ["unit", "heartbeat", "max_restarts", "restart_window"]
     static let daemonKeys: Set<String> = ["release_memory_after_launch"]
     static let splashKeys: Set<String> = ["min_display", "slow_after", "timeout", "exit_animation", "allow_offline"]
     static let socketKeys: Set<String> = ["path", "mode", "control_group", "max_clients"]
@@ -40,13 +41,18 @@ public enum ConfigLoader {
         let settings = problems.collect(try readSplash(root.table("splash", suffix: " in [splash]")))
         let socket = problems.collect(try readSocket(root.table("socket", suffix: " in [socket]"), system: system))
         let daemon = problems.collect(try readDaemon(root.table("daemon", suffix: " in [daemon]")))
-        let (steps, unread) = StepReader.readAll(root, catalog: catalog, problems: &problems)
+        let appTable = problems.collect(try root.table("app", suffix: " in [app]")) ?? nil
+        var app: AppSettings?
+        if let appTable { app = problems.collect(try readApp(appTable)) }
+        var (steps, unread) = StepReader.readAll(root, catalog: catalog, problems: &problems)
+        addAppStep(to: &steps, app: appTable, root: root, problems: &problems)
         let graph = checkGraph(steps, unread: unread, catalog: catalog, root: root, problems: &problems)
         guard problems.isEmpty, let settings, let socket, let daemon, let graph else {
             throw ConfigError(problems: problems)
         }
         var config = DaemonConfig(settings: settings, socket: socket, graph: graph, source: file)
         config.daemon = daemon
+        config.app = app
         return config
     }
 
@@ -83,6 +89,63 @@ public enum ConfigLoader {
         if let value = try reader.duration("exit_animation") { settings.exitAnimation = value }
         if let value = try reader.bool("allow_offline") { settings.allowOffline = value }
         return settings
+    }
+
+    /// The `[app]` section: a valid service unit name, a heartbeat of at least a second, a
+    /// positive restart count and window.
+    private static func readApp(_ reader: TableReader) throws(ConfigError) -> AppSettings {
+        try reader.checkKeys(appKeys)
+        guard let unit = try reader.string("unit") else {
+            throw reader.error(at: nil, "[app] needs unit, the app's systemd unit (e.g. unit = \"kiosk-app.service\")")
+        }
+        if let problem = AppSettings.problem(withUnitName: unit) {
+            throw reader.error(at: "unit", "unit \"\(unit.prefix(120))\" in [app] \(problem)")
+        }
+        var app = AppSettings(unit: unit)
+        if let heartbeat = try reader.duration("heartbeat") {
+            guard heartbeat >= AppSettings.minimumHeartbeat else {
+                throw reader.error(at: "heartbeat", "heartbeat in [app] must be at least 1s (a heartbeat is a message on the socket, not a busy loop)")
+            }
+            app.heartbeat = heartbeat
+        }
+        if let restarts = try reader.int("max_restarts") {
+            guard (1...1000).contains(restarts) else {
+                throw reader.error(at: "max_restarts", "max_restarts in [app] must be from 1 to 1000")
+            }
+            app.maxRestarts = restarts
+        }
+        if let window = try reader.duration("restart_window") {
+            guard window >= .seconds(1) else {
+                throw reader.error(at: "restart_window", "restart_window in [app] must be at least 1s")
+            }
+            app.restartWindow = window
+        }
+        return app
+    }
+
+    /// With `[app]`, the graph gets the step that starts the app's unit (`app`, plugin
+    /// `app-start`, SPEC §14), unless a step of the file already uses that plugin; without
+    /// `[app]`, a step using it is a problem.
+    private static func addAppStep(
+        to steps: inout [StepReader.Entry], app: TableReader?, root: TableReader, problems: inout [ConfigError.Problem]
+    ) {
+        let name = BuiltinPlugin.appStart.name
+        let users = steps.filter { $0.spec.plugin == name }
+        guard let app else {
+            for entry in users {
+                problems.append(entry.reader.error(at: "plugin", "plugin \(name) needs an [app] section naming the app's unit").problems[0])
+            }
+            return
+        }
+        guard users.isEmpty else { return }
+        if let taken = steps.first(where: { $0.spec.id == "app" }) {
+            problems.append(
+                taken.reader.error(at: "id", "step id \"app\" is taken: [app] adds a step \"app\" (plugin \(name)); rename this step, or make it use plugin \(name)").problems[0]
+            )
+            return
+        }
+        let spec = StepSpec(id: "app", plugin: name, critical: true, label: "Starting the app", builtin: .defaults(for: .appStart))
+        steps.append(StepReader.Entry(spec: spec, reader: app))
     }
 
     private static func readDaemon(_ reader: TableReader?) throws(ConfigError) -> DaemonSettings {

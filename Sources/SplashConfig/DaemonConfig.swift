@@ -10,6 +10,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var graph: StepGraph
     /// The `[daemon]` section.
     public var daemon: DaemonSettings = DaemonSettings()
+    /// The `[app]` section: the app's unit splashd watches after `finished`; nil when absent.
+    public var app: AppSettings?
     /// The file the config came from, or `"embedded default"`.
     public var source: String
 

@@ -76,12 +76,15 @@ public enum Daemon {
     /// which inherit `environment` and whose escaped processes `containment` stops.
     public static func makeRegistry(
         catalog: PluginCatalog, grace: Duration, environment: [String: String], builtins: BuiltinServices?,
-        containment: PluginContainment, logger: Logger
+        containment: PluginContainment, app: AppLink? = nil, logger: Logger
     ) -> PluginRegistry {
         let board = SignalBoard()
         var plugins: [String: any StepPlugin] = builtins?.plugins() ?? [:]
         let inherited = PluginEnvironment.Inherited(environment)
         plugins[BuiltinPlugin.signal.name] = SignalPlugin(board: board)
+        if let app {
+            plugins[BuiltinPlugin.appStart.name] = AppStartPlugin(unit: app.settings.unit, bus: app.bus, orders: app.orders)
+        }
         for (name, manifest) in catalog.manifests.sorted(by: { $0.key < $1.key }) {
             guard plugins[name] == nil else {
                 logger.warning("plugin manifest \(manifest.manifestPath) is shadowed by the built-in plugin \(name)")
@@ -143,6 +146,8 @@ public enum Daemon {
         let builtins: BuiltinServices
         let registry: PluginRegistry
         let broadcaster = StateBroadcaster()
+        /// `[app]` as configured at start, with systemd's bus (SPEC §14).
+        let app: AppLink?
 
         init(config: DaemonConfig, catalog: PluginCatalog, options: DaemonOptions, logger: Logger) {
             // Before the first plugin starts: its orphans come to the daemon, not to init.
@@ -154,9 +159,10 @@ public enum Daemon {
             builtins = BuiltinServices(stateDirectory: options.stateDirectory, eventLoopGroup: group)
             // Before anything is written: what a crash left between writing a file aside and renaming it.
             builtins.removeStaleTemporaries(graph: config.graph, logger: logger)
+            app = config.app.map { AppLink(settings: $0, bus: SystemdAppBus(), orders: AppStartOrders()) }
             registry = Daemon.makeRegistry(
                 catalog: catalog, grace: options.pluginGrace, environment: options.environment, builtins: builtins,
-                containment: containment, logger: logger
+                containment: containment, app: app, logger: logger
             )
             for spec in config.graph.steps where !registry.contains(spec.plugin) {
                 logger.error("step \(spec.id) uses plugin \(spec.plugin), which is not available in this build; it will fail")
@@ -193,6 +199,7 @@ public enum Daemon {
                 clock_gettime(CLOCK_REALTIME, &now)
                 return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
             },
+            app: parts.app,
             publishInterval: LaunchController<ContinuousClock>.defaultPublishInterval,
             logger: logger,
             makeLaunchID: { UUID().uuidString.lowercased() }
@@ -231,6 +238,7 @@ public enum Daemon {
             group: parts.group,
             builtins: parts.builtins,
             containment: parts.containment,
+            app: parts.app,
             logger: logger,
             releaseMemoryAfterLaunch: config.daemon.releaseMemoryAfterLaunch
         )
@@ -308,6 +316,8 @@ struct DaemonService: Service, CustomStringConvertible {
     let builtins: BuiltinServices
     /// Shared by every registry, across reloads.
     let containment: PluginContainment
+    /// `[app]` as configured at start: a reload keeps it (changing it takes a restart).
+    let app: AppLink?
     let logger: Logger
     /// `[daemon] release_memory_after_launch`, as configured at start.
     let releaseMemoryAfterLaunch: Bool
@@ -360,9 +370,15 @@ struct DaemonService: Service, CustomStringConvertible {
             notifier.notify("RELOADING=1")
             do {
                 let (config, catalog) = try Daemon.loadConfiguration(options: options, logger: logger)
+                guard config.app == app?.settings else {
+                    throw DaemonStartError(
+                        description: "[app] changed (\(app?.settings.unit ?? "none") → \(config.app?.unit ?? "none")); that takes a restart of splashd",
+                        exitCode: 78
+                    )
+                }
                 let registry = Daemon.makeRegistry(
                     catalog: catalog, grace: options.pluginGrace, environment: options.environment, builtins: builtins,
-                    containment: containment, logger: logger
+                    containment: containment, app: app, logger: logger
                 )
                 controller.reload(graph: config.graph, settings: config.settings, plugins: registry)
                 logger.notice("configuration reloaded from \(config.source): \(config.graph.steps.count) steps, effective from the next launch")

@@ -29,6 +29,10 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     /// Everything the loop applies, in the order it arrived.
     enum Input: Sendable {
         case finished(token: UInt64, result: Result<Facts, StepFailure>)
+        /// An attempt of the background check (`resume`) ended.
+        case checked(token: UInt64, result: Result<Facts, StepFailure>)
+        /// The app's unit changed, or the watch of it lost the bus.
+        case appUnit(AppUnitEvent)
         case report(token: UInt64, StepReport)
         /// The timer armed with this number fired.
         case timer(UInt64)
@@ -47,7 +51,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             case .command(_, let reply): reply(.failure(stopping))
             case .query(_, let reply): reply(.failure(stopping))
             case .heartbeat(let reply): reply()
-            case .finished, .report, .timer, .flush, .reload: break
+            case .finished, .checked, .appUnit, .report, .timer, .flush, .reload: break
             }
         }
     }
@@ -60,23 +64,32 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     /// (22 kB, to every subscriber) for every two or three step results.
     public static var defaultPublishInterval: Duration { .milliseconds(16) }
 
-    private var machine: LaunchMachine
-    private var plugins: PluginRegistry
+    var machine: LaunchMachine
+    var plugins: PluginRegistry
     /// A reloaded configuration, taken up by the next launch.
     private var reloaded: Reload?
-    private let clock: C
-    private let origin: C.Instant
-    private let broadcaster: StateBroadcaster
-    private let logger: Logger
-    private let makeLaunchID: @Sendable () -> String
+    let clock: C
+    let origin: C.Instant
+    let broadcaster: StateBroadcaster
+    let logger: Logger
+    let makeLaunchID: @Sendable () -> String
     private let inputs: AsyncStream<Input>
-    private let continuation: AsyncStream<Input>.Continuation
+    let continuation: AsyncStream<Input>.Continuation
     /// Attempts in flight (including cancelled ones still tearing down), by token.
     private var running: [UInt64: Task<Void, Never>] = [:]
     private var timer: DeadlineTimer<C>
     private var pacer: PublishPacer
-    private var history: LaunchHistory
-    private let commands: ClientCommands
+    var history: LaunchHistory
+    let commands: ClientCommands
+    /// The app's life after `finished` (SPEC §14), when `[app]` is set.
+    var app: AppLife?
+    /// The background check of a `resume`, while it runs: a machine of its own whose states are
+    /// never published (see docs/architecture.md, "Resume").
+    var check: LaunchMachine?
+    /// Attempts of the background check in flight, by token.
+    var checking: [UInt64: Task<Void, Never>] = [:]
+    /// The app watch's verdict from the turn's actions, carried out at the end of the turn.
+    var verdict: AppWatch.Verdict?
 
     /// - Parameters:
     ///   - history: the launches recorded so far, and where finished ones are saved.
@@ -92,6 +105,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         broadcaster: StateBroadcaster,
         builtins: BuiltinServices? = nil,
         history: LaunchHistory = LaunchHistory(),
+        app: AppLink? = nil,
         publishInterval: Duration = .zero,
         logger: Logger,
         makeLaunchID: @escaping @Sendable () -> String
@@ -107,6 +121,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         self.pacer = PublishPacer(interval: publishInterval)
         self.history = history
         self.commands = ClientCommands(builtins: builtins, broadcaster: broadcaster, logger: logger)
+        self.app = app.map(AppLife.init(link:))
         (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
     }
 
@@ -138,7 +153,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         await withCheckedContinuation { reply in submit(.heartbeat { reply.resume() }) }
     }
 
-    private nonisolated func submit(_ input: Input) {
+    nonisolated func submit(_ input: Input) {
         if case .terminated = continuation.yield(input) { input.refuse() }
     }
 
@@ -146,7 +161,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
 
     /// A machine for `graph` as the controller runs it: ticking for progress, estimating from the
     /// launches of the same graph recorded in `history`, its states numbered on from `seq`.
-    private static func makeMachine(graph: StepGraph, settings: SplashSettings, seq: UInt64 = 0, history: LaunchHistory) -> LaunchMachine {
+    static func makeMachine(graph: StepGraph, settings: SplashSettings, seq: UInt64 = 0, history: LaunchHistory) -> LaunchMachine {
         var machine = LaunchMachine(graph: graph, settings: settings, seq: seq)
         machine.tickInterval = tickInterval
         machine.estimator = history.estimator(for: graph)
@@ -154,12 +169,14 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     }
 
     /// Time since the controller was made, in the machine's terms.
-    private var now: Duration { origin.duration(to: clock.now) }
+    var now: Duration { origin.duration(to: clock.now) }
 
     /// Starts the first launch and applies inputs until the calling task is cancelled; then
     /// cancels every attempt, waits until their plugins are torn down and the history is saved.
     /// Call it once.
     public func run() async {
+        let watching = watchApp()
+        app?.orders.set(.start)
         apply(machine.start(launch: makeLaunchID(), at: now))
         for await input in inputs {
             guard !Task.isCancelled else {
@@ -168,6 +185,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             }
             process(input)
         }
+        watching?.cancel()
         await stop()
     }
 
@@ -177,6 +195,11 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         case .finished(let token, let result):
             running[token] = nil
             apply(machine.stepFinished(token: token, result: result, at: now), coalescing: true)
+        case .checked(let token, let result):
+            checking[token] = nil
+            checkFinished(token: token, result: result)
+        case .appUnit(let event):
+            appUnitChanged(event)
         case .report(let token, .progress(let fraction)):
             apply(machine.stepReported(token: token, fraction: fraction, at: now), coalescing: true)
         case .report(let token, .message(let message)):
@@ -184,6 +207,8 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         case .timer(let number):
             timer.fired(number)
             apply(machine.advance(to: now), coalescing: true)
+            advanceApp()
+            advanceCheck()
             if pacer.isDue(at: now) { publishNow() }
         case .flush:
             if pacer.flush(at: now) { publishNow() } else { reschedule() }
@@ -200,20 +225,23 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
 
     private func carryOut(_ command: Request.Command) -> Result<Void, ProtocolError> {
         switch command {
-        case .retry: return change(.retry)
+        case .retry:
+            let crashLoop = machine.error?.code == .appCrashLoop
+            let result = change(.retry)
+            if crashLoop, case .success = result {
+                app?.watch.forgetRecoveries()
+                logger.notice("retry after the app's crash loop: the count starts again and the app is started")
+            }
+            return result
         case .continueOffline: return change(.continueOffline)
         case .dismissed: return change(.dismissed)
         case .relaunch:
-            if let reloaded, machine.phase == .finished {
-                // The reloaded graph takes over at a launch boundary; seq keeps counting.
-                machine = Self.makeMachine(graph: reloaded.graph, settings: reloaded.settings, seq: machine.seq, history: history)
-                plugins = reloaded.plugins
-                self.reloaded = nil
-                logger.notice("the reloaded configuration takes effect with this launch")
-                apply(machine.start(launch: makeLaunchID(), at: now))
-                return .success(())
-            }
-            return change(.relaunch(launch: makeLaunchID()))
+            guard machine.phase == .finished else { return change(.relaunch(launch: makeLaunchID())) }
+            beginLaunch(.relaunch)
+            return .success(())
+        case .alive: return alive()
+        case .route(let route): return appReported(route: route)
+        case .resume: return resume()
         case .complete(let step):
             return commands.complete(step, graph: machine.graph, plugins: plugins)
         case .action(let name):
@@ -241,6 +269,25 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         }
     }
 
+    /// Begins a launch from `finished` for `reason`: a reloaded configuration takes over here (a
+    /// `relaunch` then counts as `reload`), the app's step is told what to do, and a launch that
+    /// brings the app back knows where it was.
+    func beginLaunch(_ reason: LaunchReason, holding: ErrorInfo? = nil) {
+        var reason = reason
+        if let reloaded {
+            // The reloaded graph takes over at a launch boundary; seq keeps counting.
+            machine = Self.makeMachine(graph: reloaded.graph, settings: reloaded.settings, seq: machine.seq, history: history)
+            plugins = reloaded.plugins
+            self.reloaded = nil
+            logger.notice("the reloaded configuration takes effect with this launch")
+            if reason == .relaunch { reason = .reload }
+        }
+        endCheck()
+        app?.orders.set(reason.recoversApp ? .restart(kill: reason == .appHung) : .start)
+        let place = reason.recoversApp ? restoration() : nil
+        apply(machine.start(launch: makeLaunchID(), reason: reason, holding: holding, restoring: place, at: now))
+    }
+
     /// A phase command: applied with its actions, or refused with nothing changed.
     private func change(_ command: LaunchMachine.Command) -> Result<Void, ProtocolError> {
         do {
@@ -256,7 +303,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     /// Carries out `actions`. With `coalescing`, a state change is published once every input
     /// already queued has been applied (one state for a burst of step results), except a phase
     /// change, which is published at once: subscribers never miss a phase.
-    private func apply(_ actions: [LaunchAction], coalescing: Bool = false) {
+    func apply(_ actions: [LaunchAction], coalescing: Bool = false) {
         var phaseChanged = false
         var changed = false
         for action in actions {
@@ -269,10 +316,12 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
                 history.record(event, of: machine, atMs: (now - machine.launchStartedAt).milliseconds)
                 switch event {
                 case .phaseChanged: phaseChanged = true
-                case .launchFinished:
+                case .launchStarted: app?.watch.disarm()
+                case .launchFinished(_, let destination, _):
                     commands.launchFinished(graph: machine.graph)
                     // The next launch's progress learns from this one.
                     machine.estimator = history.estimator(for: machine.graph)
+                    launchFinished(at: destination)
                 default: break
                 }
             case .publish: changed = true
@@ -285,6 +334,10 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             case .wait: break
             }
         }
+        if let verdict {
+            self.verdict = nil
+            carryOut(verdict)
+        }
         reschedule()
     }
 
@@ -294,12 +347,14 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         broadcaster.publish(machine.publish(at: now))
     }
 
-    private func start(_ run: StepRun) {
+    /// Starts an attempt; its result comes back as `.finished`, or as `.checked` for the
+    /// background check's (`background`).
+    func start(_ run: StepRun, background: Bool = false) {
         let continuation = self.continuation
         guard let plugin = plugins.plugin(named: run.step.plugin) else {
             // The graph was validated against the registry, so this is a bug; fail the step, not the daemon.
             let failure = StepFailure(code: .stepFailed, message: "plugin \(run.step.plugin) is not available", retryable: false)
-            continuation.yield(.finished(token: run.token, result: .failure(failure)))
+            continuation.yield(background ? .checked(token: run.token, result: .failure(failure)) : .finished(token: run.token, result: .failure(failure)))
             return
         }
         var stepLogger = logger
@@ -307,9 +362,10 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         stepLogger[metadataKey: "attempt"] = "\(run.attempt)"
         stepLogger[metadataKey: "launch"] = "\(run.launch)"
         let context = StepContext(run: run, logger: stepLogger) { report in
-            continuation.yield(.report(token: run.token, report))
+            // The background check publishes nothing: its progress is not shown.
+            if !background { continuation.yield(.report(token: run.token, report)) }
         }
-        running[run.token] = Task {
+        let task = Task {
             let result: Result<Facts, StepFailure>
             do {
                 result = .success(try await plugin.run(context))
@@ -320,13 +376,14 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             } catch {
                 result = .failure(StepFailure(code: .stepFailed, message: "\(error)", retryable: false))
             }
-            continuation.yield(.finished(token: run.token, result: result))
+            continuation.yield(background ? .checked(token: run.token, result: result) : .finished(token: run.token, result: result))
         }
+        if background { checking[run.token] = task } else { running[run.token] = task }
     }
 
     /// Arms the timer for the machine's next deadline or a held state, whichever is first.
     private func reschedule() {
-        let deadline = [machine.nextDeadline, pacer.heldUntil].compactMap(\.self).min()
+        let deadline = [machine.nextDeadline, pacer.heldUntil, app?.watch.nextDeadline, check?.nextDeadline].compactMap(\.self).min()
         let continuation = self.continuation
         timer.arm(for: deadline) { continuation.yield(.timer($0)) }
     }
@@ -335,10 +392,11 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     private func stop() async {
         continuation.finish()
         timer.cancel()
-        let tasks = running.values
+        let tasks = Array(running.values) + Array(checking.values)
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
         running = [:]
+        checking = [:]
         await history.finishSaving()
     }
 }

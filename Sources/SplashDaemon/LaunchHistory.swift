@@ -37,8 +37,8 @@ public struct LaunchHistory: Sendable {
     /// Feeds an event of `machine`'s launch, `atMs` after it began; a finished launch joins the
     /// log and is saved.
     public mutating func record(_ event: LaunchEvent, of machine: LaunchMachine, atMs: Int64) {
-        if case .launchStarted(let launch) = event {
-            recorder = LaunchRecorder(launch: launch, startedAtUnixMs: wallClockMs(), graph: machine.graph, settings: machine.settings)
+        if case .launchStarted(let launch, let reason) = event {
+            recorder = LaunchRecorder(launch: launch, reason: reason, startedAtUnixMs: wallClockMs(), graph: machine.graph, settings: machine.settings)
         }
         recorder?.apply(event, atMs: atMs)
         guard case .launchFinished = event, let record = recorder?.record else { return }

@@ -11,9 +11,10 @@ public enum LaunchLog {
     public static func log(_ event: LaunchEvent, launch: String, to logger: Logger) {
         var metadata: Logger.Metadata = ["launch": "\(launch)"]
         switch event {
-        case .launchStarted:
+        case .launchStarted(_, let reason):
             metadata["event"] = "\(LaunchLogEvent.launchStarted.rawValue)"
-            logger.info("launch started", metadata: metadata)
+            metadata["reason"] = "\(reason.rawValue)"
+            logger.info("launch started (\(reason.rawValue))", metadata: metadata)
         case .stepStarted(let step, let attempt):
             metadata["step"] = "\(step)"
             metadata["attempt"] = "\(attempt)"

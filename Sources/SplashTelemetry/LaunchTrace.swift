@@ -83,6 +83,7 @@ public struct LaunchTrace: Sendable, Equatable {
             name: "splashd.launch", parent: nil, startUnixNanos: at(0), endUnixNanos: at(finishedAtMs),
             attributes: [
                 "splashd.launch.id": .string(record.launch),
+                "splashd.launch.reason": .string(record.reason?.rawValue ?? "boot"),
                 "splashd.launch.outcome": .string(record.phases.contains { $0.phase == .error } ? "finished-after-error" : "finished"),
                 "splashd.launch.slow": .bool(record.wasSlow),
                 "splashd.launch.retries": .int(Int64(retries)),

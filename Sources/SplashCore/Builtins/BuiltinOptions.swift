@@ -14,6 +14,8 @@ public enum BuiltinOptions: Sendable, Equatable {
     case quickAction(QuickActionOptions)
     /// A `signal` step's: none.
     case signal
+    /// An `app-start` step's: none (the unit is `[app]`'s).
+    case appStart
 
     /// Checks `options` for `plugin`, throwing about the first bad option; unknown options are
     /// rejected for every plugin.
@@ -26,6 +28,9 @@ public enum BuiltinOptions: Sendable, Equatable {
         case .signal:
             _ = try OptionReader(options, known: [])
             self = .signal
+        case .appStart:
+            _ = try OptionReader(options, known: [])
+            self = .appStart
         }
     }
 
@@ -37,6 +42,7 @@ public enum BuiltinOptions: Sendable, Equatable {
         case .launchCounter: .launchCounter(LaunchCounterOptions())
         case .quickAction: .quickAction(QuickActionOptions())
         case .signal: .signal
+        case .appStart: .appStart
         }
     }
 
@@ -48,6 +54,7 @@ public enum BuiltinOptions: Sendable, Equatable {
         case .launchCounter: .launchCounter
         case .quickAction: .quickAction
         case .signal: .signal
+        case .appStart: .appStart
         }
     }
 
@@ -58,7 +65,7 @@ public enum BuiltinOptions: Sendable, Equatable {
         case .configFetch(let options): options as? Options
         case .launchCounter(let options): options as? Options
         case .quickAction(let options): options as? Options
-        case .signal: nil
+        case .signal, .appStart: nil
         }
     }
 }

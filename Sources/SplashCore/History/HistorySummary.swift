@@ -3,6 +3,8 @@ public enum HistorySummary {
     /// One launch in brief.
     public struct Line: Sendable, Equatable {
         public var launch: String
+        /// Why it began (`boot` for records of daemons before 0.2).
+        public var reason: LaunchReason
         public var startedAtUnixMs: Int64
         /// Time to dismissing; nil when the launch never got there.
         public var dismissingAtMs: Int64?
@@ -17,6 +19,7 @@ public enum HistorySummary {
         let top = Blame.rank(record).first { $0.durationMs > 0 }
         return Line(
             launch: record.launch,
+            reason: record.reason ?? .boot,
             startedAtUnixMs: record.startedAtUnixMs,
             dismissingAtMs: record.dismissingAtMs,
             outcome: outcome(record),
@@ -25,7 +28,7 @@ public enum HistorySummary {
     }
 
     /// One line per record, in the given order:
-    /// `2024-05-01T09:30:00Z  6f1c2a3b  1.204s  home /orders/42  slowest auth-refresh 0.800s`.
+    /// `2024-05-01T09:30:00Z  6f1c2a3b  boot        1.204s  home /orders/42  slowest auth-refresh 0.800s`.
     public static func lines(_ records: [LaunchRecord]) -> [String] {
         let summaries = records.map(summarize)
         let totals = summaries.map { $0.dismissingAtMs.map { ReportFormat.duration(ms: $0) } ?? "-" }
@@ -34,6 +37,7 @@ public enum HistorySummary {
         return zip(summaries, totals).map { summary, total in
             var line = "\(ReportFormat.iso8601(unixMs: summary.startedAtUnixMs))  "
             line += ReportFormat.shortID(summary.launch).padding(8) + "  "
+            line += summary.reason.rawValue.padding(Self.reasonWidth) + "  "
             line += ReportFormat.leftPad(total, to: totalWidth) + "  "
             if let slowest = summary.slowest {
                 line += summary.outcome.padding(outcomeWidth)
@@ -51,6 +55,7 @@ public enum HistorySummary {
             let line = summarize(record)
             var object: [String: JSONValue] = [
                 "launch": .string(line.launch),
+                "reason": .string(line.reason.rawValue),
                 "started_at": .string(ReportFormat.iso8601(unixMs: line.startedAtUnixMs)),
                 "outcome": .string(line.outcome),
                 "dismissing_at_ms": line.dismissingAtMs.map { .number(Double($0)) } ?? .null,
@@ -61,6 +66,9 @@ public enum HistorySummary {
             return .object(object)
         })
     }
+
+    /// The longest reason, `app-exited`.
+    static let reasonWidth = LaunchReason.allCases.map(\.rawValue.count).max() ?? 0
 
     private static func outcome(_ record: LaunchRecord) -> String {
         if let destination = record.destination {

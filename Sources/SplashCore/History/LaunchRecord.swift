@@ -31,6 +31,8 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
 
     /// The launch id.
     public var launch: String
+    /// Why the launch began; nil in records of daemons before 0.2 (a boot or a relaunch).
+    public var reason: LaunchReason?
     /// Wall-clock start (Unix epoch, milliseconds), for display only.
     public var startedAtUnixMs: Int64
     /// `fingerprint(of:)` of the graph the launch ran; records of other graphs are not comparable.
@@ -52,6 +54,7 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
 
     public init(
         launch: String,
+        reason: LaunchReason? = nil,
         startedAtUnixMs: Int64,
         graphFingerprint: String,
         minDisplayMs: Int64,
@@ -62,6 +65,7 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
         steps: [StepRecord]
     ) {
         self.launch = launch
+        self.reason = reason
         self.startedAtUnixMs = startedAtUnixMs
         self.graphFingerprint = graphFingerprint
         self.minDisplayMs = minDisplayMs
@@ -73,7 +77,7 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case launch, phases, destination, steps
+        case launch, reason, phases, destination, steps
         case startedAtUnixMs = "started_at_unix_ms"
         case graphFingerprint = "graph_fingerprint"
         case minDisplayMs = "min_display_ms"
@@ -85,6 +89,8 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         launch = try container.decode(String.self, forKey: .launch)
+        // A reason this daemon does not know (a newer one wrote it) reads as unknown, not as an error.
+        reason = try container.decodeIfPresent(String.self, forKey: .reason).flatMap(LaunchReason.init(rawValue:))
         startedAtUnixMs = try container.decodeIfPresent(Int64.self, forKey: .startedAtUnixMs) ?? 0
         graphFingerprint = try container.decodeIfPresent(String.self, forKey: .graphFingerprint) ?? ""
         minDisplayMs = try container.decodeIfPresent(Int64.self, forKey: .minDisplayMs) ?? 0

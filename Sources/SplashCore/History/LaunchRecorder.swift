@@ -15,12 +15,13 @@ public struct LaunchRecorder: Sendable {
     public private(set) var record: LaunchRecord
     private let indexByID: [String: Int]
 
-    public init(launch: String, startedAtUnixMs: Int64, graph: StepGraph, settings: SplashSettings) {
+    public init(launch: String, reason: LaunchReason = .boot, startedAtUnixMs: Int64, graph: StepGraph, settings: SplashSettings) {
         var indexByID: [String: Int] = [:]
         for (index, step) in graph.steps.enumerated() { indexByID[step.id] = index }
         self.indexByID = indexByID
         record = LaunchRecord(
             launch: launch,
+            reason: reason,
             startedAtUnixMs: startedAtUnixMs,
             graphFingerprint: LaunchRecord.fingerprint(of: graph),
             minDisplayMs: settings.minDisplay.milliseconds,

@@ -22,6 +22,30 @@ public struct Destination: Sendable, Equatable {
         self.reviewPrompt = reviewPrompt
     }
 
+    /// Where the app was when it exited or hung (SPEC §14): a launch that brings it back goes
+    /// there again, when the launch decides the same screen.
+    public struct Restoration: Sendable, Equatable {
+        /// The screen the app was on (the last launch's).
+        public var screen: Screen
+        /// The route it last reported (`route`), already checked against the configuration.
+        public var route: String?
+
+        public init(screen: Screen, route: String?) {
+            self.screen = screen
+            self.route = route
+        }
+    }
+
+    /// This destination with `place`'s route, when `place` is for the same screen and this
+    /// destination has no route of its own (a deep link that came with the launch wins). A
+    /// signed-in screen is never restored over `login`: the session is gone, and so is the route.
+    public func restoring(_ place: Restoration?) -> Destination {
+        guard let place, let route = place.route, place.screen == screen, self.route == nil else { return self }
+        var restored = self
+        restored.route = route
+        return restored
+    }
+
     /// Writes `{"screen","route","sheet","review_prompt"}`.
     public func write(to w: inout JSONWriter) {
         w.object { w in

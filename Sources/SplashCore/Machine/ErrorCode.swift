@@ -33,6 +33,8 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
         case cacheUnwritable = "cache-unwritable"
         // Socket protocol replies (added later).
         case busy
+        // Phase `error` (added later).
+        case appCrashLoop = "app-crash-loop"
     }
 
     private enum Storage: Hashable, Sendable {
@@ -118,4 +120,10 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     /// The daemon serves its maximum of clients (`[socket] max_clients`, or fewer for its
     /// descriptor limit); the connection is closed.
     public static let busy = ErrorCode(.busy)
+
+    // MARK: Phase error (added later)
+
+    /// The app stopped more than `[app] max_restarts` times within `restart_window`: nothing is
+    /// restarted until Retry (SPEC §14). "The app keeps stopping".
+    public static let appCrashLoop = ErrorCode(.appCrashLoop)
 }

@@ -35,6 +35,7 @@ public struct ErrorInfo: Sendable, Equatable {
         switch code {
         case .network: "Unable to connect"
         case .timeout: "This is taking longer than expected"
+        case .appCrashLoop: "The app keeps stopping"
         default: nil
         }
     }

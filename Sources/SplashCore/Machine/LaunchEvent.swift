@@ -1,6 +1,6 @@
 /// Something that happened in a launch worth one log record (and, under journald, a MESSAGE_ID).
 public enum LaunchEvent: Sendable, Equatable {
-    case launchStarted(launch: String)
+    case launchStarted(launch: String, reason: LaunchReason)
     case stepStarted(step: String, attempt: Int)
     case stepSucceeded(step: String, attempt: Int, duration: Duration)
     /// `retryIn` is the backoff before the next attempt, nil when the step failed for good.

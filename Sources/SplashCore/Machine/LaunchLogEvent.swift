@@ -8,6 +8,14 @@ public enum LaunchLogEvent: String, Sendable, CaseIterable {
     case stepFailed = "step-failed"
     case phaseChanged = "phase-changed"
     case launchFinished = "launch-finished"
+    /// The app's unit stopped without being asked to (SPEC §14).
+    case appExited = "app-exited"
+    /// The app missed three heartbeats; its unit is killed.
+    case appHung = "app-hung"
+    /// The app stopped too often: the splash shows `app-crash-loop` until Retry.
+    case appCrashLoop = "app-crash-loop"
+    /// A `resume`: the session checked without the splash (or, when it is gone, with it).
+    case resume
 
     /// The journal MESSAGE_ID (128 bits, lower-case hex, as `journalctl --new-id128` prints it).
     public var messageID: String {
@@ -17,6 +25,10 @@ public enum LaunchLogEvent: String, Sendable, CaseIterable {
         case .stepFailed: "02735621af554ba9a64591fdb7ce0bc1"
         case .phaseChanged: "e926d20f31694d59abb8d172b1b2931e"
         case .launchFinished: "f0d9320a7af2417aa3e2dba4301af87c"
+        case .appExited: "8347258ac1cd457dbb6020f3fd5cd5ca"
+        case .appHung: "678ed15ddeb044ee82aaf32c8eccc3a2"
+        case .appCrashLoop: "de49cae7e4d34c2bbb79294fc7bce06d"
+        case .resume: "7b0884b96f304ef7bdcd21b429f32bb4"
         }
     }
 

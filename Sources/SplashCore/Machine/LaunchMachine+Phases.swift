@@ -62,7 +62,7 @@ extension LaunchMachine {
     }
 
     mutating func enterDismissing(at now: Duration) {
-        setStage(.dismissing(since: now, destination: Destination.decide(from: succeededFacts)))
+        setStage(.dismissing(since: now, destination: decidedDestination))
     }
 
     mutating func enterFinished(_ destination: Destination, at now: Duration) {

@@ -33,8 +33,8 @@ public struct LaunchMachine: Sendable {
         case retry
         case continueOffline
         case dismissed
-        /// Start a new launch with this id.
-        case relaunch(launch: String)
+        /// Start a new launch with this id, for this reason.
+        case relaunch(launch: String, reason: LaunchReason = .relaunch)
 
         /// The command's name on the wire.
         public var name: String {
@@ -86,6 +86,10 @@ public struct LaunchMachine: Sendable {
     public var tickInterval: Duration?
 
     public internal(set) var launch = ""
+    /// Why the current launch began.
+    public internal(set) var reason = LaunchReason.boot
+    /// Where the app was, for a launch that brings it back after an exit or a hang.
+    public internal(set) var restoring: Destination.Restoration?
     /// The phase with its data; see `LaunchStage`.
     public internal(set) var stage = LaunchStage.loading
     /// Grows by one with every published state.
@@ -138,11 +142,20 @@ public struct LaunchMachine: Sendable {
 
     // MARK: Inputs
 
-    /// Begins a launch with id `launch` at `now`.
-    public mutating func start(launch: String, at now: Duration) -> [LaunchAction] {
+    /// Begins a launch with id `launch` at `now`, for `reason`.
+    ///
+    /// With `holding`, the launch begins in a hard `error` with that information instead of
+    /// running its steps: nothing runs until `retry` (the app's crash loop, SPEC §14).
+    /// `restoring` is where the app was, for a launch that brings it back (`Destination.restoring`).
+    public mutating func start(
+        launch: String, reason: LaunchReason = .boot, holding: ErrorInfo? = nil, restoring: Destination.Restoration? = nil,
+        at now: Duration
+    ) -> [LaunchAction] {
         // What clients sent for the previous launch is forgotten (the first has none before it).
         if !self.launch.isEmpty { emit(.resetLaunchInputs) }
         self.launch = launch
+        self.reason = reason
+        self.restoring = restoring
         steps = Array(repeating: StepState(), count: graph.steps.count)
         rebuildBookkeeping()
         launchStartedAt = now
@@ -152,9 +165,13 @@ public struct LaunchMachine: Sendable {
         eta = nil
         let previous = phase
         stage = .loading
-        emit(.event(.launchStarted(launch: launch)))
+        emit(.event(.launchStarted(launch: launch, reason: reason)))
         if previous != .loading { emit(.event(.phaseChanged(from: previous, to: .loading))) }
         dirty = true
+        if let holding {
+            setStage(.error(.failed(holding)))
+            return drain(at: now)
+        }
         settle(at: now)
         return drain(at: now)
     }
@@ -260,11 +277,11 @@ public struct LaunchMachine: Sendable {
                 throw Refusal(message: "dismissed is only possible in phase dismissing")
             }
             enterFinished(destination, at: now)
-        case .relaunch(let launch):
+        case .relaunch(let launch, let reason):
             guard phase == .finished else {
                 throw Refusal(message: "relaunch is only possible in phase finished")
             }
-            return start(launch: launch, at: now)
+            return start(launch: launch, reason: reason, at: now)
         }
         return drain(at: now)
     }
@@ -297,7 +314,7 @@ public struct LaunchMachine: Sendable {
     public var destination: Destination? {
         switch stage {
         case .finished(let destination), .dismissing(_, let destination): destination
-        case .loading: onlySignalsLeft ? Destination.decide(from: succeededFacts) : nil
+        case .loading: onlySignalsLeft ? decidedDestination : nil
         case .error: nil
         }
     }
@@ -311,8 +328,13 @@ public struct LaunchMachine: Sendable {
         return true
     }
 
+    /// Where the facts found so far lead, with the place restored when the launch brings the app back.
+    var decidedDestination: Destination {
+        Destination.decide(from: succeededFacts).restoring(restoring)
+    }
+
     /// The facts of the steps that succeeded, later steps in graph order winning.
-    var succeededFacts: Facts {
+    public var succeededFacts: Facts {
         var facts: Facts = [:]
         for index in graph.order where steps[index].status == .succeeded {
             facts.merge(steps[index].facts) { _, new in new }

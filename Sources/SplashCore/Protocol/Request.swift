@@ -20,6 +20,12 @@ public struct Request: Sendable, Equatable {
         case signOut
         /// Read-only reports about the last launch (`result` replies).
         case report(Report)
+        /// The app's heartbeat (`[app] heartbeat`, SPEC §14).
+        case alive
+        /// The app says where it is now, e.g. `orders/42`: a launch after it exits or hangs goes back there.
+        case route(String)
+        /// The app became active again or the display woke: check the session without the splash.
+        case resume
 
         /// The `cmd` string on the wire.
         public var name: String {
@@ -37,6 +43,9 @@ public struct Request: Sendable, Equatable {
             case .signIn: "sign-in"
             case .signOut: "sign-out"
             case .report(let report): report.rawValue
+            case .alive: "alive"
+            case .route: "route"
+            case .resume: "resume"
             }
         }
 
@@ -89,6 +98,11 @@ public struct Request: Sendable, Equatable {
         case "dismissed": command = .dismissed
         case "relaunch": command = .relaunch
         case "sign-out": command = .signOut
+        case "alive": command = .alive
+        case "resume": command = .resume
+        case "route":
+            guard let route = object["route"]?.stringValue else { return fail("route needs a string \"route\"") }
+            command = .route(route)
         case "complete":
             guard let step = text("step") else { return fail("complete needs a string \"step\"") }
             command = .complete(step: step)
@@ -119,6 +133,7 @@ public struct Request: Sendable, Equatable {
         case .action(let name): object["name"] = .string(name)
         case .open(let url): object["url"] = .string(url)
         case .signIn(let session): object["session"] = .object(session)
+        case .route(let route): object["route"] = .string(route)
         default: break
         }
         var writer = JSONWriter()

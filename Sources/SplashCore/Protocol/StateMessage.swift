@@ -44,6 +44,8 @@ public struct StateMessage: Sendable, Equatable {
     public var seq: UInt64
     public var launch: String
     public var phase: Phase
+    /// Why the launch began (`boot`, `relaunch`, `reload`, `app-exited`, `app-hung`, `resume`).
+    public var reason: LaunchReason
     /// True once the launch has been loading for `slow_after`: show an indicator.
     public var slow: Bool
     /// 0...1, never decreasing within a launch, 1 from `dismissing` on.
@@ -61,10 +63,11 @@ public struct StateMessage: Sendable, Equatable {
     public var destination: Destination?
 
     public init(
-        id: JSONValue? = nil, seq: UInt64, launch: String, phase: Phase, slow: Bool, progress: Double,
-        message: String?, elapsedMs: Int64, etaMs: Int64? = nil, steps: [Step], error: ErrorInfo?,
+        id: JSONValue? = nil, seq: UInt64, launch: String, phase: Phase, reason: LaunchReason = .boot, slow: Bool,
+        progress: Double, message: String?, elapsedMs: Int64, etaMs: Int64? = nil, steps: [Step], error: ErrorInfo?,
         destination: Destination?
     ) {
+        self.reason = reason
         self.etaMs = etaMs
         self.id = id
         self.seq = seq
@@ -88,6 +91,8 @@ public struct StateMessage: Sendable, Equatable {
         self.seq = UInt64(seq)
         launch = try object.string("launch")
         phase = try object.raw("phase", as: Phase.self)
+        // Daemons before 0.2 sent no reason; their launches were all boots or relaunches.
+        reason = try object.optionalRaw("reason", as: LaunchReason.self) ?? .boot
         slow = try object.bool("slow")
         progress = try object.double("progress")
         message = try object.optionalString("message")
@@ -106,6 +111,7 @@ public struct StateMessage: Sendable, Equatable {
             w.key("seq"); w.int(Int64(seq))
             w.key("launch"); w.string(launch)
             w.key("phase"); w.string(phase.rawValue)
+            w.key("reason"); w.string(reason.rawValue)
             w.key("slow"); w.bool(slow)
             w.key("progress"); w.number((progress * 1000).rounded() / 1000)
             w.key("message"); w.string(message)
@@ -157,7 +163,7 @@ extension LaunchMachine {
             )
         }
         return StateMessage(
-            seq: seq, launch: launch, phase: phase, slow: slow, progress: progress,
+            seq: seq, launch: launch, phase: phase, reason: reason, slow: slow, progress: progress,
             message: currentMessage, elapsedMs: max(0, (now - launchStartedAt).milliseconds),
             etaMs: eta.map { max(0, $0.milliseconds) }, steps: stepViews, error: error, destination: destination
         )

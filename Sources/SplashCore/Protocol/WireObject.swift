@@ -111,4 +111,11 @@ public struct WireObject: Sendable {
         guard let value = T(rawValue: try string(key)) else { throw fail(key, "one of the known values") }
         return value
     }
+
+    /// A string member that is one of `T`'s raw values; nil when absent or null.
+    public func optionalRaw<T: RawRepresentable>(_ key: String, as type: T.Type) throws(WireError) -> T? where T.RawValue == String {
+        guard let text = try optionalString(key) else { return nil }
+        guard let value = T(rawValue: text) else { throw fail(key, "one of the known values") }
+        return value
+    }
 }

@@ -1,0 +1,229 @@
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+#include "CSystemdBus.h"
+
+// The functions used, resolved from libsystemd.so.0 once.
+static struct {
+    int loaded; // 1 loaded, <0 failed (-errno)
+    char error[200];
+    __typeof__(sd_bus_open_system) *open_system;
+    __typeof__(sd_bus_flush_close_unref) *flush_close_unref;
+    __typeof__(sd_bus_call_method) *call_method;
+    __typeof__(sd_bus_get_property) *get_property;
+    __typeof__(sd_bus_get_property_string) *get_property_string;
+    __typeof__(sd_bus_match_signal) *match_signal;
+    __typeof__(sd_bus_process) *process;
+    __typeof__(sd_bus_get_fd) *get_fd;
+    __typeof__(sd_bus_get_events) *get_events;
+    __typeof__(sd_bus_get_timeout) *get_timeout;
+    __typeof__(sd_bus_message_read) *message_read;
+    __typeof__(sd_bus_message_unref) *message_unref;
+    __typeof__(sd_bus_error_free) *error_free;
+    __typeof__(sd_bus_path_encode) *path_encode;
+    __typeof__(sd_bus_slot_unref) *slot_unref;
+} lib;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+
+static void load(void) {
+    void *handle = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        snprintf(lib.error, sizeof lib.error, "cannot load libsystemd.so.0: %s", dlerror());
+        lib.loaded = -ENOENT;
+        return;
+    }
+#define RESOLVE(field, symbol)                                                                   \
+    if (!(lib.field = (__typeof__(lib.field))dlsym(handle, #symbol))) {                          \
+        snprintf(lib.error, sizeof lib.error, "libsystemd.so.0 has no %s", #symbol);            \
+        lib.loaded = -ENOSYS;                                                                    \
+        return;                                                                                  \
+    }
+    RESOLVE(open_system, sd_bus_open_system)
+    RESOLVE(flush_close_unref, sd_bus_flush_close_unref)
+    RESOLVE(call_method, sd_bus_call_method)
+    RESOLVE(get_property, sd_bus_get_property)
+    RESOLVE(get_property_string, sd_bus_get_property_string)
+    RESOLVE(match_signal, sd_bus_match_signal)
+    RESOLVE(process, sd_bus_process)
+    RESOLVE(get_fd, sd_bus_get_fd)
+    RESOLVE(get_events, sd_bus_get_events)
+    RESOLVE(get_timeout, sd_bus_get_timeout)
+    RESOLVE(message_read, sd_bus_message_read)
+    RESOLVE(message_unref, sd_bus_message_unref)
+    RESOLVE(error_free, sd_bus_error_free)
+    RESOLVE(path_encode, sd_bus_path_encode)
+    RESOLVE(slot_unref, sd_bus_slot_unref)
+#undef RESOLVE
+    lib.loaded = 1;
+}
+
+static int ensure_loaded(char *err, size_t err_length) {
+    pthread_once(&load_once, load);
+    if (lib.loaded < 0) {
+        snprintf(err, err_length, "%s", lib.error);
+        return lib.loaded;
+    }
+    return 0;
+}
+
+static int fail(int r, const sd_bus_error *error, const char *what, char *err, size_t err_length) {
+    if (error && error->message) {
+        snprintf(err, err_length, "%s: %s (%s)", what, error->message, error->name ? error->name : "?");
+    } else {
+        snprintf(err, err_length, "%s: %s", what, strerror(-r));
+    }
+    return r < 0 ? r : -EIO;
+}
+
+static const char *const manager_path = "/org/freedesktop/systemd1";
+static const char *const service = "org.freedesktop.systemd1";
+
+typedef struct {
+    sd_bus *bus;
+    const char *path;
+    splashd_unit_callback callback;
+    void *context;
+    int failure;
+    char *err;
+    size_t err_length;
+} watch;
+
+// Reads the unit's ActiveState, SubState and Job and reports them.
+static int report(sd_bus *bus, watch *w) {
+    sd_bus_error error = SD_BUS_ERROR_NULL;
+    char *active = NULL, *sub = NULL;
+    sd_bus_message *reply = NULL;
+    splashd_unit_state state = {0};
+    int r = lib.get_property_string(bus, service, w->path, "org.freedesktop.systemd1.Unit", "ActiveState", &error, &active);
+    if (r < 0) goto out;
+    r = lib.get_property_string(bus, service, w->path, "org.freedesktop.systemd1.Unit", "SubState", &error, &sub);
+    if (r < 0) goto out;
+    r = lib.get_property(bus, service, w->path, "org.freedesktop.systemd1.Unit", "Job", &error, &reply, "(uo)");
+    if (r < 0) goto out;
+    uint32_t job = 0;
+    const char *job_path = NULL;
+    r = lib.message_read(reply, "(uo)", &job, &job_path);
+    if (r < 0) goto out;
+    snprintf(state.active_state, sizeof state.active_state, "%s", active);
+    snprintf(state.sub_state, sizeof state.sub_state, "%s", sub);
+    state.has_job = job != 0;
+    w->callback(w->context, &state);
+    r = 0;
+out:
+    if (r < 0) fail(r, &error, "reading the unit's state", w->err, w->err_length);
+    lib.error_free(&error);
+    free(active);
+    free(sub);
+    if (reply) lib.message_unref(reply);
+    return r;
+}
+
+static int on_properties_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
+    (void)ret_error;
+    watch *w = userdata;
+    const char *interface = NULL;
+    if (lib.message_read(message, "s", &interface) < 0 || !interface) return 0;
+    if (strcmp(interface, "org.freedesktop.systemd1.Unit") != 0) return 0;
+    int r = report(w->bus, w);
+    if (r < 0 && !w->failure) w->failure = r;
+    return 0;
+}
+
+int splashd_bus_watch_unit(const char *unit, int stop_fd, splashd_unit_callback callback, void *context,
+                           char *err, size_t err_length) {
+    int r = ensure_loaded(err, err_length);
+    if (r < 0) return r;
+    sd_bus *bus = NULL;
+    sd_bus_slot *slot = NULL;
+    sd_bus_error error = SD_BUS_ERROR_NULL;
+    char *path = NULL;
+    watch w = {.callback = callback, .context = context, .err = err, .err_length = err_length};
+
+    r = lib.open_system(&bus);
+    if (r < 0) { fail(r, NULL, "connecting to the system bus", err, err_length); goto out; }
+    r = lib.path_encode("/org/freedesktop/systemd1/unit", unit, &path);
+    if (r < 0) { fail(r, NULL, "encoding the unit's object path", err, err_length); goto out; }
+    w.path = path;
+    w.bus = bus;
+    r = lib.match_signal(bus, &slot, service, path, "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                         on_properties_changed, &w);
+    if (r < 0) { fail(r, NULL, "adding the PropertiesChanged match", err, err_length); goto out; }
+    // systemd sends units' change signals only to subscribed clients.
+    r = lib.call_method(bus, service, manager_path, "org.freedesktop.systemd1.Manager", "Subscribe", &error, NULL, "");
+    if (r < 0) { fail(r, &error, "Subscribe", err, err_length); goto out; }
+    r = report(bus, &w);
+    if (r < 0) goto out;
+    for (;;) {
+        do {
+            r = lib.process(bus, NULL);
+            if (r < 0) { fail(r, NULL, "processing the bus", err, err_length); goto out; }
+            if (w.failure) { r = w.failure; goto out; }
+        } while (r > 0);
+        struct pollfd fds[2] = {
+            {.fd = lib.get_fd(bus), .events = (short)lib.get_events(bus)},
+            {.fd = stop_fd, .events = POLLIN},
+        };
+        uint64_t usec = UINT64_MAX;
+        int timeout = -1;
+        if (lib.get_timeout(bus, &usec) >= 0 && usec != UINT64_MAX) {
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            uint64_t n = (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
+            timeout = usec <= n ? 0 : (int)((usec - n + 999) / 1000);
+        }
+        if (poll(fds, 2, timeout) < 0 && errno != EINTR) {
+            r = -errno;
+            fail(r, NULL, "poll", err, err_length);
+            goto out;
+        }
+        if (fds[1].revents) { r = 0; goto out; }
+    }
+out:
+    lib.error_free(&error);
+    if (slot) lib.slot_unref(slot);
+    if (bus) lib.flush_close_unref(bus);
+    free(path);
+    return r;
+}
+
+int splashd_bus_unit_call(int method, const char *unit, char *err, size_t err_length) {
+    int r = ensure_loaded(err, err_length);
+    if (r < 0) return r;
+    sd_bus *bus = NULL;
+    sd_bus_error error = SD_BUS_ERROR_NULL;
+    sd_bus_message *reply = NULL;
+    r = lib.open_system(&bus);
+    if (r < 0) { fail(r, NULL, "connecting to the system bus", err, err_length); goto out; }
+    const char *interface = "org.freedesktop.systemd1.Manager";
+    switch (method) {
+    case SPLASHD_UNIT_START:
+        r = lib.call_method(bus, service, manager_path, interface, "StartUnit", &error, &reply, "ss", unit, "replace");
+        if (r < 0) fail(r, &error, "StartUnit", err, err_length);
+        break;
+    case SPLASHD_UNIT_RESTART:
+        r = lib.call_method(bus, service, manager_path, interface, "RestartUnit", &error, &reply, "ss", unit, "replace");
+        if (r < 0) fail(r, &error, "RestartUnit", err, err_length);
+        break;
+    case SPLASHD_UNIT_KILL:
+        r = lib.call_method(bus, service, manager_path, interface, "KillUnit", &error, &reply, "ssi", unit, "all", (int32_t)SIGKILL);
+        if (r < 0) fail(r, &error, "KillUnit", err, err_length);
+        break;
+    default:
+        r = -EINVAL;
+        snprintf(err, err_length, "unknown method %d", method);
+    }
+out:
+    lib.error_free(&error);
+    if (reply) lib.message_unref(reply);
+    if (bus) lib.flush_close_unref(bus);
+    return r < 0 ? r : 0;
+}

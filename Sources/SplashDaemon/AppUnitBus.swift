@@ -1,0 +1,163 @@
+import CSystemdBus
+public import SplashCore
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Something that happened to the watch of the app's unit.
+public enum AppUnitEvent: Sendable, Equatable {
+    /// The unit's state: the current one when the watch (re)connects, then every change.
+    case state(AppWatch.UnitState)
+    /// The connection to the bus failed; the watch connects again after a pause.
+    case lost(String)
+}
+
+/// A call about the app's unit that systemd refused or could not be made.
+public struct AppUnitError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A negative errno (e.g. `-EACCES` when polkit said no).
+    public var code: Int32
+    public var message: String
+
+    public init(code: Int32, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// The app's unit as the daemon reaches it: its states, and the three calls it makes. Behind a
+/// protocol so the controller is tested with a fake bus; `SystemdAppBus` is systemd's D-Bus API.
+public protocol AppUnitBus: Sendable {
+    /// The unit's states, the current one first, then each change; ends when the consumer stops.
+    func events(of unit: String) -> AsyncStream<AppUnitEvent>
+    /// Queues a start (`restart` false: a no-op when running) or a restart of `unit`.
+    func start(_ unit: String, restart: Bool) async throws(AppUnitError)
+    /// Sends SIGKILL to every process of `unit`.
+    func kill(_ unit: String) async throws(AppUnitError)
+}
+
+/// `AppUnitBus` over systemd's D-Bus API with libsystemd's sd-bus (loaded on first use).
+///
+/// The watch runs on a thread of its own, blocked in poll(2) on the bus and a stop pipe: no
+/// wake-up while nothing changes. Calls also run on a short-lived thread each, so a slow bus
+/// never holds one of the few cooperative threads.
+public struct SystemdAppBus: AppUnitBus {
+    /// How long to wait before connecting again after the bus failed, at most.
+    static let maximumPause: Duration = .seconds(30)
+
+    public init() {}
+
+    public func events(of unit: String) -> AsyncStream<AppUnitEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: AppUnitEvent.self, bufferingPolicy: .bufferingNewest(64))
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else {
+            continuation.yield(.lost("cannot make the watch's stop pipe: errno \(errno)"))
+            continuation.finish()
+            return stream
+        }
+        let stopRead = pipeEnds[0]
+        let stopWrite = pipeEnds[1]
+        // Not inherited by plugin processes.
+        _ = fcntl(stopRead, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(stopWrite, F_SETFD, FD_CLOEXEC)
+        continuation.onTermination = { _ in
+            var byte: UInt8 = 1
+            _ = write(stopWrite, &byte, 1)
+        }
+        BlockingThread.start {
+            defer {
+                close(stopRead)
+                close(stopWrite)
+                continuation.finish()
+            }
+            var pause = Duration.seconds(1)
+            while true {
+                let box = Unmanaged.passRetained(WatchSink(continuation))
+                var message = [CChar](repeating: 0, count: 512)
+                let result = splashd_bus_watch_unit(unit, stopRead, { context, state in
+                    guard let context, let state else { return }
+                    let sink = Unmanaged<WatchSink>.fromOpaque(context).takeUnretainedValue()
+                    sink.deliver(state.pointee)
+                }, box.toOpaque(), &message, message.count)
+                let delivered = box.takeUnretainedValue().delivered.load(ordering: .relaxed)
+                box.release()
+                if result == 0 { return }
+                continuation.yield(.lost(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+                if delivered { pause = .seconds(1) }
+                // Wait out the pause, or stop when asked.
+                var stop = pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0)
+                if poll(&stop, 1, Int32(pause.components.seconds * 1000)) > 0 { return }
+                pause = min(pause * 2, Self.maximumPause)
+            }
+        }
+        return stream
+    }
+
+    public func start(_ unit: String, restart: Bool) async throws(AppUnitError) {
+        try await call(restart ? Int32(SPLASHD_UNIT_RESTART.rawValue) : Int32(SPLASHD_UNIT_START.rawValue), unit)
+    }
+
+    public func kill(_ unit: String) async throws(AppUnitError) {
+        try await call(Int32(SPLASHD_UNIT_KILL.rawValue), unit)
+    }
+
+    private func call(_ method: Int32, _ unit: String) async throws(AppUnitError) {
+        let outcome: AppUnitError? = await withCheckedContinuation { reply in
+            BlockingThread.start {
+                var message = [CChar](repeating: 0, count: 512)
+                let result = splashd_bus_unit_call(method, unit, &message, message.count)
+                if result == 0 {
+                    reply.resume(returning: nil)
+                } else {
+                    let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                    reply.resume(returning: AppUnitError(code: result, message: text))
+                }
+            }
+        }
+        if let outcome { throw outcome }
+    }
+}
+
+/// Hands the C watch's states to the stream.
+private final class WatchSink: Sendable {
+    let continuation: AsyncStream<AppUnitEvent>.Continuation
+    let delivered = Atomic<Bool>(false)
+
+    init(_ continuation: AsyncStream<AppUnitEvent>.Continuation) {
+        self.continuation = continuation
+    }
+
+    func deliver(_ state: splashd_unit_state) {
+        delivered.store(true, ordering: .relaxed)
+        let active = withUnsafeBytes(of: state.active_state) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let sub = withUnsafeBytes(of: state.sub_state) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        continuation.yield(.state(AppWatch.UnitState(activeState: active, subState: sub, hasJob: state.has_job != 0)))
+    }
+}
+
+/// A detached POSIX thread for work that blocks (poll, a D-Bus call).
+enum BlockingThread {
+    private final class Body: @unchecked Sendable {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
+
+    static func start(_ body: @escaping @Sendable () -> Void) {
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { context in
+            let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
+            body.run()
+            return nil
+        }, context)
+        if result == 0 {
+            pthread_detach(thread)
+        } else {
+            // No thread: run it here rather than lose it.
+            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
+        }
+    }
+}
