@@ -52,6 +52,10 @@ done
 file systemd/sysusers.d/splashd.conf "$libdir/sysusers.d/splashd.conf"
 file systemd/tmpfiles.d/splashd.conf "$libdir/tmpfiles.d/splashd.conf"
 file systemd/splashd.catalog "$libdir/systemd/catalog/splashd.catalog"
+# The polkit grant for [app]'s unit (SPEC §14): it runs splashd check, at the installed path.
+dir "$datadir/polkit-1/rules.d"
+sed -e "s|/usr/bin/splashd|$bindir/splashd|g" packaging/polkit/50-splashd.rules >"$root$datadir/polkit-1/rules.d/50-splashd.rules"
+chmod 0644 "$root$datadir/polkit-1/rules.d/50-splashd.rules"
 
 # Shipped external plugins: each manifest and the folder its `exec` names.
 for manifest in plugins/*.toml; do

@@ -548,6 +548,7 @@ install_package() {
         install -Dm644 "$REPO/systemd/sysusers.d/splashd.conf" "$ROOT/usr/lib/sysusers.d/splashd.conf"
         install -Dm644 "$REPO/systemd/tmpfiles.d/splashd.conf" "$ROOT/usr/lib/tmpfiles.d/splashd.conf"
         install -Dm644 "$REPO/systemd/splashd.catalog" "$ROOT/usr/lib/systemd/catalog/splashd.catalog"
+        install -Dm644 "$REPO/packaging/polkit/50-splashd.rules" "$ROOT/usr/share/polkit-1/rules.d/50-splashd.rules"
         mkdir -p "$ROOT/usr/lib/splashd/plugins"
         cp -r "$REPO"/plugins/*.toml "$REPO"/plugins/wait-device "$REPO"/plugins/wait-network "$ROOT/usr/lib/splashd/plugins/"
         cl systemd-sysusers /usr/lib/sysusers.d/splashd.conf &&
@@ -1240,6 +1241,201 @@ check_still_running() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# Check 18: the app's life (SPEC §14) under systemd as PID 1, through the shipped polkit grant.
+
+write_kiosk_app() {
+    write_file /srv/systest/kiosk-app.py 0755 <<'EOF'
+#!/usr/bin/python3
+# The system test's kiosk app (SPEC §14): completes first-frame for every launch that waits for
+# it, says where it is (route), and sends alive every second. SIGUSR1: exits by itself (0);
+# SIGUSR2: fails (1); SIGSTOP: hangs; SIGKILL: crashes.
+import json, select, signal, socket, sys, time
+
+signal.signal(signal.SIGUSR1, lambda *_: sys.exit(0))
+signal.signal(signal.SIGUSR2, lambda *_: sys.exit(1))
+
+
+def connect():
+    for _ in range(200):  # splashd restarting: the socket unit holds the socket, so this is short
+        try:
+            s = socket.socket(socket.AF_UNIX)
+            s.connect("/run/splashd/splashd.sock")
+            return s
+        except OSError:
+            time.sleep(0.05)
+    sys.exit(3)
+
+
+while True:
+    sock = connect()
+    send = lambda message: sock.sendall((json.dumps(message) + "\n").encode())
+    send({"cmd": "subscribe"})
+    send({"cmd": "route", "route": "orders/42"})
+    done, buffer, last = set(), b"", 0.0
+    while True:
+        now = time.monotonic()
+        if now - last >= 1:
+            send({"cmd": "alive"})
+            last = now
+        readable, _, _ = select.select([sock], [], [], max(0.0, 1 - (time.monotonic() - last)))
+        if not readable:
+            continue
+        data = sock.recv(65536)
+        if not data:
+            break
+        buffer += data
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            message = json.loads(line)
+            if message.get("type") != "state" or message["phase"] != "loading" or message["launch"] in done:
+                continue
+            if any(step["id"] == "first-frame" and step["status"] == "running" for step in message["steps"]):
+                send({"cmd": "complete", "step": "first-frame"})
+                done.add(message["launch"])
+EOF
+    write_file /etc/systemd/system/systest-kiosk.service 0644 <<'EOF'
+# The app of docs/systemd.md "Watching the app": splashd starts it and decides its restarts.
+[Unit]
+Description=Kiosk app (splashd system test, SPEC §14)
+StartLimitIntervalSec=0
+
+[Service]
+Type=exec
+DynamicUser=yes
+SupplementaryGroups=splash
+ExecStart=/usr/bin/python3 /srv/systest/kiosk-app.py
+Restart=no
+EOF
+    write_file /etc/systemd/system/systest-other.service 0644 <<'EOF'
+[Unit]
+Description=A unit splashd may not touch (splashd system test)
+
+[Service]
+ExecStart=/bin/sleep infinity
+EOF
+    cl systemctl daemon-reload
+}
+
+config_app() {
+    cat <<'EOF'
+# splashd system test, the app's life.
+[splash]
+min_display = "0ms"
+timeout = "1m"
+exit_animation = "0ms"
+
+[socket]
+control_group = "splash"
+
+[app]
+unit = "systest-kiosk.service"
+heartbeat = "1s"
+max_restarts = 5
+restart_window = "5m"
+
+[[step]]
+id = "quick-action"
+plugin = "quick-action"
+critical = false
+options = { scheme = "kiosk", routes = ["orders/*"] }
+
+[[step]]
+id = "first-frame"
+plugin = "signal"
+EOF
+}
+
+LAUNCH_STARTED_ID=76bc5e5dee6741ef924f31ac5e522255
+# One recovery: SIGNAL to the app's main process, then the launch with REASON, a new app, finished.
+# Prints how long after the signal the launch started (ms), from the daemon's journal record.
+app_recovery() {
+    local signal=$1 reason=$2 pid before sent record at newpid
+    pid=$(prop systest-kiosk.service MainPID)
+    before=$(cursor)
+    sent=$(date +%s%N)
+    c kill "-$signal" "$pid"
+    record=$(jwait 15 "$before" "daemon and .MESSAGE_ID == \"$LAUNCH_STARTED_ID\" and .SPLASHD_REASON == \"$reason\"") ||
+        { bad "no launch with reason $reason after SIG$signal"; return 1; }
+    at=$(jq -r '._SOURCE_REALTIME_TIMESTAMP // .__REALTIME_TIMESTAMP' <<<"$record")
+    APP_MS=$(((at * 1000 - sent) / 1000000))
+    c splashctl wait finished --timeout 30s >/dev/null || { bad "the $reason launch did not finish"; return 1; }
+    newpid=$(prop systest-kiosk.service MainPID)
+    APP_PIDS="$pid→$newpid"
+    [ "$(prop systest-kiosk.service ActiveState)" = active ] && [ "$newpid" != "$pid" ] && [ "$newpid" != 0 ] ||
+        { bad "after $reason the app is not running again ($(prop systest-kiosk.service ActiveState), pid $pid → $newpid)"; return 1; }
+}
+
+check_app_life() {
+    local saved rc out before st n ids
+    write_kiosk_app
+    saved=$WORK/files/config-before-app.toml
+    cp "$ROOT/etc/splashd/splashd.toml" "$saved"
+    config_app | write_file /etc/splashd/splashd.toml 0644
+    out=$(c splashd check --print-app-unit --config /etc/splashd/splashd.toml 2>&1)
+    ev "splashd check --print-app-unit: $out"
+    [ "$out" = systest-kiosk.service ] || bad "--print-app-unit printed '$out'"
+    before=$(cursor)
+    cl systemctl restart splashd.service
+    c splashctl wait finished --timeout 30s >/dev/null || bad "the boot launch with [app] did not finish"
+    st=$(state)
+    ev "boot with [app]: reason $(jq -r .reason <<<"$st"), steps $(jq -r '[.steps[] | "\(.id)=\(.status)"] | join(" ")' <<<"$st"), app $(prop systest-kiosk.service ActiveState) as $(c ps -o user= -p "$(prop systest-kiosk.service MainPID)" 2>/dev/null | tr -d ' ')"
+    [ "$(prop systest-kiosk.service ActiveState)" = active ] || { bad "splashd's app step did not start the app (polkit grant?)"; return; }
+    # The grant: the app's unit with start, restart and kill, nothing else.
+    rc=0; as_user splashd systemctl --no-ask-password kill -s CONT systest-kiosk.service >>"$LOG" 2>&1 || rc=$?
+    ev "as splashd: kill -s CONT systest-kiosk → exit $rc"
+    [ "$rc" = 0 ] || bad "splashd may not kill the app's unit"
+    for denied in "stop systest-kiosk.service" "start systest-other.service" "restart systest-other.service" \
+        "kill -s CONT systest-other.service" "restart splashd-finished.service"; do
+        rc=0; out=$(as_user splashd systemctl --no-ask-password $denied 2>&1) || rc=$?
+        [ "$rc" != 0 ] || bad "splashd may $denied"
+    done
+    ev "as splashd: stop of the app, start/restart/kill of another unit, restart of splashd-finished: all refused ($(head -n 1 <<<"$out"))"
+    app_recovery USR1 app-exited && ev "exits (0): launch app-exited ${APP_MS} ms after the exit, app $APP_PIDS, destination $(state | jq -c .destination)"
+    [ "$(state | jq -r .destination.route)" = orders/42 ] || bad "the route the app reported was not restored"
+    [ "${APP_MS:-9999}" -lt 1000 ] || bad "the splash came back ${APP_MS} ms after the exit"
+    app_recovery USR2 app-exited && ev "fails (1): ${APP_MS} ms, app $APP_PIDS, unit result $(prop systest-kiosk.service Result)"
+    [ "${APP_MS:-9999}" -lt 1000 ] || bad "the splash came back ${APP_MS} ms after the failure"
+    app_recovery STOP app-hung && ev "hangs (SIGSTOP, heartbeat 1s): launch app-hung ${APP_MS} ms after the last heartbeat could have come, app $APP_PIDS (the stopped one killed)"
+    [ "${APP_MS:-9999}" -lt 4000 ] || bad "the hang was seen ${APP_MS} ms after SIGSTOP (3 heartbeats of 1 s, then within a second)"
+    # Six crashes in a row, the recovery count fresh (a restart of splashd forgets it).
+    cl systemctl restart splashd.service
+    c splashctl wait finished --timeout 30s >/dev/null || bad "the launch after restarting splashd did not finish"
+    for n in 1 2 3 4 5; do
+        app_recovery KILL app-exited || break
+    done
+    ev "crashes 1-5: each recovered, the last ${APP_MS} ms after SIGKILL"
+    before=$(cursor)
+    c kill -KILL "$(prop systest-kiosk.service MainPID)"
+    c splashctl wait error --timeout 15s >/dev/null || bad "the sixth crash did not end in phase error"
+    st=$(state)
+    ev "crash 6: $(jq -c '{phase, reason, error: .error | {code, message, actions}}' <<<"$st")"
+    [ "$(jq -r .error.code <<<"$st")" = app-crash-loop ] || bad "the sixth crash is not app-crash-loop"
+    # No restart for a minute: nothing may start the app's unit.
+    if jwait 60 "$before" 'about("systest-kiosk.service") and (msg | test("^Start"))' >/dev/null; then
+        bad "the app was started again during the crash loop"
+    else
+        ev "no start of the app for 60 s; unit $(prop systest-kiosk.service ActiveState)"
+    fi
+    cl splashctl retry || bad "retry refused"
+    c splashctl wait finished --timeout 30s >/dev/null || bad "the launch after Retry did not finish"
+    [ "$(prop systest-kiosk.service ActiveState)" = active ] || bad "Retry did not start the app"
+    ev "Retry: finished, app $(prop systest-kiosk.service ActiveState)"
+    ids=$(c journalctl -u splashd.service -o json --no-pager | jq -r '.MESSAGE_ID // empty' | sort | uniq -c |
+        awk '$2 ~ /^(8347258a|678ed15d|de49cae7)/ {printf "%s×%s ", $1, substr($2, 1, 8)}')
+    ev "journal: $ids"
+    for id in 8347258a 678ed15d de49cae7; do [[ $ids == *"$id"* ]] || bad "no record with MESSAGE_ID $id…"; done
+    ev "history: $(c splashctl history | tail -n 3 | awk '{print $3}' | paste -sd' ')"
+    # Nothing left behind: the app stopped, the earlier configuration back.
+    cl systemctl stop systest-kiosk.service
+    cp "$saved" "$ROOT/etc/splashd/splashd.toml"
+    cl systemctl restart splashd.service
+    c splashctl wait finished --timeout 30s >/dev/null || bad "the launch with the earlier configuration did not finish"
+    out=$(c pgrep -af kiosk-app.py || true)
+    ev "after the test: app processes: ${out:-none}, unit $(prop systest-kiosk.service ActiveState)"
+    [ -z "$out" ] || bad "app processes are left: $out"
+}
+
+# ---------------------------------------------------------------------------------------------
 # Main
 
 say "system-test: $( [ -n "$DEB" ] && echo "package $DEB" || echo "binaries from $BIN_DIR" ); host $(uname -r), $(systemd-nspawn --version | head -n 1)"
@@ -1297,6 +1493,7 @@ run_check 7 sigkill-restart check_sigkill_restart
 run_check 9 control-group check_groups
 run_check 10 plugins-and-https check_plugins_https
 run_check 16 splashctl-logs check_logs
+run_check 18 app-life check_app_life
 run_check 4 journal-fields-and-catalog check_journal
 run_check 8 stop-leaves-nothing check_stop
 run_check 11 no-warning-at-start check_no_warnings

@@ -1,6 +1,6 @@
 import Logging
-import SplashCore
-import SplashPlugins
+public import SplashCore
+public import SplashPlugins
 import Synchronization
 
 #if canImport(Glibc)
@@ -30,12 +30,18 @@ public final class AppStartOrders: Sendable {
 /// The built-in `app-start` step (SPEC §14): starts the app's unit through systemd, or restarts
 /// it after the app exited or hung. It succeeds once systemd has queued the job; the app's first
 /// frame (`first-frame`, a `signal` step) says it is really up.
-struct AppStartPlugin: StepPlugin {
+public struct AppStartPlugin: StepPlugin {
     let unit: String
     let bus: any AppUnitBus
     let orders: AppStartOrders
 
-    func run(_ context: StepContext) async throws -> Facts {
+    public init(unit: String, bus: any AppUnitBus, orders: AppStartOrders) {
+        self.unit = unit
+        self.bus = bus
+        self.orders = orders
+    }
+
+    public func run(_ context: StepContext) async throws -> Facts {
         switch orders.current {
         case .start:
             try await call("start") { () async throws(AppUnitError) in try await bus.start(unit, restart: false) }

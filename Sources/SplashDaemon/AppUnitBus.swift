@@ -31,8 +31,9 @@ public struct AppUnitError: Error, Sendable, Equatable, CustomStringConvertible 
 /// The app's unit as the daemon reaches it: its states, and the three calls it makes. Behind a
 /// protocol so the controller is tested with a fake bus; `SystemdAppBus` is systemd's D-Bus API.
 public protocol AppUnitBus: Sendable {
-    /// The unit's states, the current one first, then each change; ends when the consumer stops.
-    func events(of unit: String) -> AsyncStream<AppUnitEvent>
+    /// Calls `onEvent` with the unit's state, the current one first, then each change, until the
+    /// returned function is called.
+    func watch(_ unit: String, onEvent: @escaping @Sendable (AppUnitEvent) -> Void) -> @Sendable () -> Void
     /// Queues a start (`restart` false: a no-op when running) or a restart of `unit`.
     func start(_ unit: String, restart: Bool) async throws(AppUnitError)
     /// Sends SIGKILL to every process of `unit`.
@@ -50,32 +51,23 @@ public struct SystemdAppBus: AppUnitBus {
 
     public init() {}
 
-    public func events(of unit: String) -> AsyncStream<AppUnitEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: AppUnitEvent.self, bufferingPolicy: .bufferingNewest(64))
+    public func watch(_ unit: String, onEvent: @escaping @Sendable (AppUnitEvent) -> Void) -> @Sendable () -> Void {
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else {
-            continuation.yield(.lost("cannot make the watch's stop pipe: errno \(errno)"))
-            continuation.finish()
-            return stream
+            onEvent(.lost("cannot make the watch's stop pipe: errno \(errno)"))
+            return {}
         }
         let stopRead = pipeEnds[0]
         let stopWrite = pipeEnds[1]
         // Not inherited by plugin processes.
         _ = fcntl(stopRead, F_SETFD, FD_CLOEXEC)
         _ = fcntl(stopWrite, F_SETFD, FD_CLOEXEC)
-        continuation.onTermination = { _ in
-            var byte: UInt8 = 1
-            _ = write(stopWrite, &byte, 1)
-        }
+        let stopped = Atomic<Bool>(false)
         BlockingThread.start {
-            defer {
-                close(stopRead)
-                close(stopWrite)
-                continuation.finish()
-            }
+            defer { close(stopRead) }
             var pause = Duration.seconds(1)
             while true {
-                let box = Unmanaged.passRetained(WatchSink(continuation))
+                let box = Unmanaged.passRetained(WatchSink(onEvent))
                 var message = [CChar](repeating: 0, count: 512)
                 let result = splashd_bus_watch_unit(unit, stopRead, { context, state in
                     guard let context, let state else { return }
@@ -85,7 +77,7 @@ public struct SystemdAppBus: AppUnitBus {
                 let delivered = box.takeUnretainedValue().delivered.load(ordering: .relaxed)
                 box.release()
                 if result == 0 { return }
-                continuation.yield(.lost(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+                onEvent(.lost(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
                 if delivered { pause = .seconds(1) }
                 // Wait out the pause, or stop when asked.
                 var stop = pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0)
@@ -93,7 +85,12 @@ public struct SystemdAppBus: AppUnitBus {
                 pause = min(pause * 2, Self.maximumPause)
             }
         }
-        return stream
+        return {
+            guard !stopped.exchange(true, ordering: .relaxed) else { return }
+            var byte: UInt8 = 1
+            _ = write(stopWrite, &byte, 1)
+            close(stopWrite)
+        }
     }
 
     public func start(_ unit: String, restart: Bool) async throws(AppUnitError) {
@@ -123,18 +120,18 @@ public struct SystemdAppBus: AppUnitBus {
 
 /// Hands the C watch's states to the stream.
 private final class WatchSink: Sendable {
-    let continuation: AsyncStream<AppUnitEvent>.Continuation
+    let onEvent: @Sendable (AppUnitEvent) -> Void
     let delivered = Atomic<Bool>(false)
 
-    init(_ continuation: AsyncStream<AppUnitEvent>.Continuation) {
-        self.continuation = continuation
+    init(_ onEvent: @escaping @Sendable (AppUnitEvent) -> Void) {
+        self.onEvent = onEvent
     }
 
     func deliver(_ state: splashd_unit_state) {
         delivered.store(true, ordering: .relaxed)
         let active = withUnsafeBytes(of: state.active_state) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         let sub = withUnsafeBytes(of: state.sub_state) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        continuation.yield(.state(AppWatch.UnitState(activeState: active, subState: sub, hasJob: state.has_job != 0)))
+        onEvent(.state(AppWatch.UnitState(activeState: active, subState: sub, hasJob: state.has_job != 0)))
     }
 }
 

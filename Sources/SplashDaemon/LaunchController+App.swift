@@ -44,16 +44,10 @@ struct AppLife: Sendable {
 extension LaunchController {
     // MARK: Watching the unit
 
-    /// Starts feeding the unit's states into the loop; nil without `[app]`.
-    func watchApp() -> Task<Void, Never>? {
+    /// Starts feeding the unit's states into the loop; returns what stops it (nil without `[app]`).
+    func watchApp() -> (@Sendable () -> Void)? {
         guard let app else { return nil }
-        let events = app.bus.events(of: app.unit)
-        let submit = { @Sendable (event: AppUnitEvent) in self.submit(.appUnit(event)) }
-        return Task {
-            for await event in events {
-                submit(event)
-            }
-        }
+        return app.bus.watch(app.unit) { event in self.submit(.appUnit(event)) }
     }
 
     func appUnitChanged(_ event: AppUnitEvent) {

@@ -1,4 +1,5 @@
 import Logging
+import SplashBuiltins
 import SplashCore
 
 /// `resume` (SPEC §14): the app became active again or the display woke. The session is checked
@@ -27,7 +28,8 @@ extension LaunchController {
         var settings = machine.settings
         settings.minDisplay = .zero
         var check = LaunchMachine(graph: graph, settings: settings)
-        let id = makeLaunchID()
+        checks += 1
+        let id = "resume-\(checks)"
         metadata["steps"] = "\(graph.steps.map(\.id).joined(separator: ","))"
         logger.info("resume: checking the session in the background", metadata: metadata)
         let actions = check.start(launch: id, at: now)
@@ -48,7 +50,9 @@ extension LaunchController {
         while let next = queue.popLast() {
             for dependant in graph.dependants[next] where !included.contains(dependant) {
                 let step = graph.steps[dependant]
-                guard step.critical, step.plugin != BuiltinPlugin.signal.name, step.plugin != BuiltinPlugin.appStart.name else { continue }
+                // Not the app's first frame or start, and not the launch counter: a resume is not a launch.
+                let skipped: Set<String> = [BuiltinPlugin.signal.name, BuiltinPlugin.appStart.name, BuiltinPlugin.launchCounter.name]
+                guard step.critical, !skipped.contains(step.plugin) else { continue }
                 included.insert(dependant)
                 queue.append(dependant)
             }
@@ -92,19 +96,29 @@ extension LaunchController {
         case .error(let error):
             metadata["code"] = "\(error.info.code)"
             logger.warning("resume: \(error.info.message); the splash comes back", metadata: metadata)
+            let facts = check.succeededFacts
             endCheck()
+            carried = Self.carriedInput(in: facts)
             beginLaunch(.resume)
         case .dismissing(_, let destination):
             let facts = check.succeededFacts
             endCheck()
             if facts["authenticated"]?.boolValue == false {
                 logger.notice("resume: the session is gone; the splash comes back (\(destination.screen.rawValue))", metadata: metadata)
+                // The spool file the check took is gone: its action goes to the launch's own step.
+                carried = Self.carriedInput(in: facts)
                 beginLaunch(.resume)
                 return
             }
             logger.info("resume: the session is valid; nothing shown", metadata: metadata)
             deliverQuickAction(facts)
         }
+    }
+
+    /// The quick action or deep link the check's quick-action step took, if any.
+    static func carriedInput(in facts: Facts) -> QuickInput? {
+        guard let action = facts["action"]?.stringValue else { return nil }
+        return action.contains(":") ? .open(action) : .action(action)
     }
 
     /// The quick action the check found, sent to subscribers as an `event`.

@@ -86,10 +86,14 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     /// The background check of a `resume`, while it runs: a machine of its own whose states are
     /// never published (see docs/architecture.md, "Resume").
     var check: LaunchMachine?
+    /// Resume checks so far, for their ids (`resume-1`, …).
+    var checks = 0
     /// Attempts of the background check in flight, by token.
     var checking: [UInt64: Task<Void, Never>] = [:]
     /// The app watch's verdict from the turn's actions, carried out at the end of the turn.
     var verdict: AppWatch.Verdict?
+    /// A quick input the resume check took, handed to the next launch's quick-action step.
+    var carried: QuickInput?
 
     /// - Parameters:
     ///   - history: the launches recorded so far, and where finished ones are saved.
@@ -185,7 +189,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             }
             process(input)
         }
-        watching?.cancel()
+        watching?()
         await stop()
     }
 
@@ -200,6 +204,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             checkFinished(token: token, result: result)
         case .appUnit(let event):
             appUnitChanged(event)
+            reschedule()
         case .report(let token, .progress(let fraction)):
             apply(machine.stepReported(token: token, fraction: fraction, at: now), coalescing: true)
         case .report(let token, .message(let message)):
@@ -214,6 +219,8 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             if pacer.flush(at: now) { publishNow() } else { reschedule() }
         case .command(let command, let reply):
             reply(carryOut(command))
+            // `alive` moves the heartbeat's deadline, `resume` may start a check.
+            reschedule()
         case .query(let report, let reply):
             reply(LaunchReports.answer(report, graph: machine.graph, history: history))
         case .reload(let configuration):
@@ -308,7 +315,12 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         var changed = false
         for action in actions {
             switch action {
-            case .resetLaunchInputs: commands.resetLaunchInputs(plugins: plugins)
+            case .resetLaunchInputs:
+                commands.resetLaunchInputs(plugins: plugins)
+                if let carried {
+                    commands.builtins?.post(carried)
+                    self.carried = nil
+                }
             case .start(let run): start(run)
             case .cancel(_, let token): running[token]?.cancel()
             case .event(let event):
@@ -382,7 +394,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     }
 
     /// Arms the timer for the machine's next deadline or a held state, whichever is first.
-    private func reschedule() {
+    func reschedule() {
         let deadline = [machine.nextDeadline, pacer.heldUntil, app?.watch.nextDeadline, check?.nextDeadline].compactMap(\.self).min()
         let continuation = self.continuation
         timer.arm(for: deadline) { continuation.yield(.timer($0)) }

@@ -50,6 +50,14 @@ struct Open: ParsableCommand {
 }
 
 /// `splashctl relaunch`.
+struct Resume: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The app is active again or the display woke: check the session without the splash (SPEC §14)."
+    )
+    @ParentCommand var parent: Splashctl
+    func run() throws { try Session(socket: parent.socket).control(.resume) }
+}
+
 struct Relaunch: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Start a new launch (phase finished).")
     @ParentCommand var parent: Splashctl

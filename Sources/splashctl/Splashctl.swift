@@ -15,7 +15,7 @@ struct Splashctl: ParsableCommand {
         version: splashdVersion,
         subcommands: [
             Status.self, Watch.self, Wait.self, Ping.self,
-            Retry.self, ContinueOffline.self, Dismissed.self, Complete.self, Action.self, Open.self, Relaunch.self,
+            Retry.self, ContinueOffline.self, Dismissed.self, Complete.self, Action.self, Open.self, Relaunch.self, Resume.self,
             Blame.self, CriticalChain.self, Plot.self, Graph.self, History.self, Logs.self,
         ]
     )

@@ -102,11 +102,20 @@ extension Splashd {
 
         @OptionGroup var common: CommonOptions
 
+        @Flag(
+            help: "Print only [app]'s unit (nothing when there is no [app]): what the shipped polkit rule lets splashd start, restart and kill."
+        )
+        var printAppUnit = false
+
         func run() async throws {
             LoggingSystem.bootstrap { label in StderrLogHandler(label: label, format: .text, level: .warning) }
             let options = DaemonOptions(configPath: common.config, pluginDirectories: common.pluginDirectories)
             do {
                 let (config, catalog) = try Daemon.loadConfiguration(options: options, logger: Logger(label: "splashd"))
+                if printAppUnit {
+                    if let unit = config.app?.unit { print(unit) }
+                    return
+                }
                 let external = config.graph.steps.filter { catalog.manifests[$0.plugin] != nil }.count
                 print("\(config.source): OK, \(config.graph.steps.count) steps (\(external) external)")
             } catch {

@@ -4,7 +4,7 @@ import Testing
 /// The built-in plugins' options, checked once for the config loader and the plugins alike.
 @Suite struct BuiltinOptionsTests {
     @Test func everyPluginHasOneNameAndDefaults() throws {
-        #expect(BuiltinPlugin.names == ["auth-refresh", "config-fetch", "launch-counter", "quick-action", "signal"])
+        #expect(BuiltinPlugin.names == ["auth-refresh", "config-fetch", "launch-counter", "quick-action", "signal", "app-start"])
         for plugin in BuiltinPlugin.allCases {
             let parsed = try BuiltinOptions(plugin: plugin, options: [:])
             #expect(parsed == .defaults(for: plugin))

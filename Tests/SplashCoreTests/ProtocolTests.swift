@@ -12,6 +12,7 @@ import Testing
             (#"{"cmd":"action","name":"feedback"}"#, .action(name: "feedback")),
             (#"{"cmd":"open","url":"app://orders/1"}"#, .open(url: "app://orders/1")), (#"{"cmd":"relaunch"}"#, .relaunch),
             (#"{"cmd":"sign-in","session":{"user":"Ada"}}"#, .signIn(session: ["user": "Ada"])), (#"{"cmd":"sign-out"}"#, .signOut),
+            (#"{"cmd":"alive"}"#, .alive), (#"{"cmd":"resume"}"#, .resume), (#"{"cmd":"route","route":"orders/42"}"#, .route("orders/42")),
         ] + Report.allCases.map { (#"{"cmd":"\#($0.rawValue)"}"#, .report($0)) }
         for (line, command) in cases {
             #expect(try parse(line).get().command == command)
@@ -25,6 +26,7 @@ import Testing
         ("[1,2]", "expected a JSON object"), ("nope", "not valid JSON"), (#"{"id":1}"#, "missing \"cmd\""),
         (#"{"cmd":5}"#, "\"cmd\" must be a string"), (#"{"cmd":"fly"}"#, "unknown cmd \"fly\""),
         (#"{"cmd":"complete"}"#, "complete needs a string \"step\""), (#"{"cmd":"sign-in","session":"x"}"#, "sign-in needs an object \"session\""),
+        (#"{"cmd":"route"}"#, "route needs a string \"route\""),
     ])
     func badRequests(line: String, message: String) {
         guard case .failure(let error) = parse(line) else {
@@ -62,6 +64,7 @@ import Testing
         #expect(line.hasPrefix(#"{"type":"state","seq":"#))
         #expect(line.contains(#""error":null,"destination":null"#))
         #expect(line.contains(#""elapsed_ms":1234"#))
+        #expect(line.contains(#""phase":"loading","reason":"boot","slow""#), "every state says why its launch began, right after the phase")
         #expect(ServerMessage.decode(Array(line.utf8)) == .state(state))
         let others: [ServerMessage] = [
             .hello(protocol: 1, version: "x"), .ok(id: nil), .ok(id: "a"), error,

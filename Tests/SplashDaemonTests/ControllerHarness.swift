@@ -22,11 +22,15 @@ struct ControllerHarness {
 
     init(
         _ steps: [StepSpec], settings: SplashSettings, plugins: [String: any StepPlugin] = [:],
-        publishInterval: Duration = .zero, board: SignalBoard = SignalBoard(), completing: (any SignalCompleting)? = nil
+        publishInterval: Duration = .zero, board: SignalBoard = SignalBoard(), completing: (any SignalCompleting)? = nil,
+        app: AppLink? = nil
     ) throws {
         self.board = board
         var all = plugins
         all["signal"] = SignalPlugin(board: board)
+        if let app {
+            all[BuiltinPlugin.appStart.name] = AppStartPlugin(unit: app.settings.unit, bus: app.bus, orders: app.orders)
+        }
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let graph = try StepGraph(steps: steps)
@@ -34,7 +38,7 @@ struct ControllerHarness {
         controller = LaunchController(
             graph: graph, settings: settings,
             plugins: PluginRegistry(plugins: all, signalBoard: completing ?? board),
-            clock: clock, broadcaster: broadcaster, publishInterval: publishInterval, logger: logger,
+            clock: clock, broadcaster: broadcaster, app: app, publishInterval: publishInterval, logger: logger,
             makeLaunchID: { launches.next() }
         )
         states = broadcaster.observe()

@@ -271,6 +271,9 @@ public struct LaunchMachine: Sendable {
             guard settings.allowOffline else {
                 throw Refusal(message: "continue-offline is not allowed here (allow_offline = false)")
             }
+            guard error?.actions.contains(.continueOffline) != false else {
+                throw Refusal(message: "continue-offline is not offered for this error (\(error?.code.rawValue ?? "?"))")
+            }
             continueOffline(at: now)
         case .dismissed:
             guard case .dismissing(_, let destination) = stage else {

@@ -153,7 +153,7 @@ import TestSupport
         try #require(outcome.status == 0, "\(outcome.output)\n\(dir.read("splashd.out") ?? "")")
         #expect(!outcome.entries.contains { $0["SYSLOG_IDENTIFIER"] == "splashd" })
         let log = dir.read("splashd.out") ?? ""
-        #expect(log.contains(" info launch started event=launch-started launch="), "\(log)")
+        #expect(log.contains(" info launch started (boot) event=launch-started launch="), "\(log)")
         #expect(!log.contains("not sent to the journal"))
     }
 }

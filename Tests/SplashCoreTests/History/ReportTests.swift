@@ -106,6 +106,7 @@ import Testing
         routed.launch = "a1b2c3d4e5"
         routed.startedAtUnixMs = 951_782_400_123
         routed.destination = Destination(screen: .login, route: "orders/42")
+        routed.reason = .appExited
         let graph = try StepGraph(steps: [hstep("auth-refresh")])
         let broken = record(graph, launch: "dead") { _, _ in .fail(80, code: .network) }
         let stuck = broken
@@ -113,20 +114,22 @@ import Testing
 
         let lines = HistorySummary.lines([good, routed, stuck])
         #expect(lines.count == 3)
-        #expect(lines[0].hasPrefix("2024-05-01T09:30:00Z  6f1c2a3b  1.450s  home"))
+        // A record without a reason (written before 0.2) was a boot or a relaunch: `boot`.
+        #expect(lines[0].hasPrefix("2024-05-01T09:30:00Z  6f1c2a3b  boot        1.450s  home"))
         #expect(lines[0].hasSuffix("slowest config-fetch 900ms"))
-        #expect(lines[1].hasPrefix("2000-02-29T00:00:00Z  a1b2c3d4  1.450s  login orders/42"))
-        #expect(lines[2].hasPrefix("2024-05-01T09:30:00Z  dead" + String(repeating: " ", count: 11) + "-  error network (auth-refresh)"))
+        #expect(lines[1].hasPrefix("2000-02-29T00:00:00Z  a1b2c3d4  app-exited  1.450s  login orders/42"))
+        #expect(lines[2].hasPrefix("2024-05-01T09:30:00Z  dead      boot             -  error network (auth-refresh)"))
         #expect(lines[2].hasSuffix("slowest auth-refresh 80ms"))
         let json = HistorySummary.json([good])
         guard case .array(let items) = json else { Issue.record("not an array"); return }
         #expect(items.first?.objectValue?["outcome"] == .string("home"))
         #expect(items.first?.objectValue?["started_at"] == .string("2024-05-01T09:30:00Z"))
+        #expect(items.first?.objectValue?["reason"] == .string("boot"))
     }
 
     @Test func datesBeforeTheEpochAndIncompleteLaunches() throws {
         var record = LaunchRecord(launch: "x", startedAtUnixMs: -1, graphFingerprint: "", minDisplayMs: 0, steps: [])
-        #expect(HistorySummary.lines([record]) == ["1969-12-31T23:59:59Z  x" + String(repeating: " ", count: 9) + "-  incomplete (loading)"])
+        #expect(HistorySummary.lines([record]) == ["1969-12-31T23:59:59Z  x         boot        -  incomplete (loading)"])
         record.startedAtUnixMs = 4_102_444_800_000
         #expect(HistorySummary.lines([record]).first?.hasPrefix("2100-01-01T00:00:00Z") == true)
     }
