@@ -25,8 +25,11 @@ struct AppLife: Sendable {
     var watch: AppWatch
     let bus: any AppUnitBus
     let orders: AppStartOrders
-    /// Where the app said it is (`route`), since the last launch finished.
+    /// Where the app is: the last launch's route, or the one it reported since.
     var route: String?
+    /// The route the app reported since the current launch began (an app reports where it is as
+    /// soon as it runs, often before the launch has finished).
+    var reportedDuringLaunch: String?
     /// The screen the last finished launch sent the app to.
     var screen: Destination.Screen?
     /// The watch lost the bus: logged once until it is back.
@@ -95,7 +98,7 @@ extension LaunchController {
             )
         }
         app!.screen = destination.screen
-        app!.route = destination.route
+        app!.route = destination.route ?? app!.reportedDuringLaunch
         verdict = app!.watch.arm(at: now)
     }
 
@@ -163,6 +166,7 @@ extension LaunchController {
             return .failure(ProtocolError(code: .badRequest, message: "route \(LogExcerpt.of(written)): \(problem)"))
         }
         app!.route = route.isEmpty ? nil : route
+        app!.reportedDuringLaunch = app!.route
         return .success(())
     }
 

@@ -328,7 +328,9 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
                 history.record(event, of: machine, atMs: (now - machine.launchStartedAt).milliseconds)
                 switch event {
                 case .phaseChanged: phaseChanged = true
-                case .launchStarted: app?.watch.disarm()
+                case .launchStarted:
+                    app?.watch.disarm()
+                    app?.reportedDuringLaunch = nil
                 case .launchFinished(_, let destination, _):
                     commands.launchFinished(graph: machine.graph)
                     // The next launch's progress learns from this one.

@@ -208,6 +208,19 @@ func accepted(_ command: Request.Command, by controller: LaunchController<TestCl
         await r.h.stop()
     }
 
+    /// An app reports where it is as soon as it runs, often while the splash is still up.
+    @Test func aRouteReportedBeforeTheLaunchFinishedIsWhereTheAppIs() async throws {
+        let r = try rig(auth: { ["authenticated": true] }, routes: ["orders/*"])
+        _ = await r.h.next { $0.phase == .loading }
+        #expect(await accepted(.route("orders/7"), by: r.h.controller))
+        _ = await r.finish("launch-1")
+        r.bus.send("failed", "failed")
+        #expect(await r.finish("launch-2")?.destination == Destination(screen: .home, route: "orders/7"))
+        // The restored launch went there; a route reported in an earlier launch is not kept past
+        // a launch that went elsewhere (the session gone: login).
+        await r.h.stop()
+    }
+
     @Test func aSignedInRouteIsNotRestoredOnceTheSessionIsGone() async throws {
         let signedIn = Mutex(true)
         let r = try rig(auth: { ["authenticated": .bool(signedIn.withLock { $0 })] }, routes: ["orders/*"])

@@ -80,7 +80,10 @@ class Watcher:
 class Stack:
     """splashd on a config, and splashd-web on a theme, in a fresh directory."""
 
-    def __init__(self, config: str, theme: str | dict = "reference", plugins: dict[str, str] | None = None):
+    def __init__(self, config: str, theme: str | dict = "reference", plugins: dict[str, str] | None = None,
+                 system_bus: str | None = None):
+        # splashd's sd-bus talks to this bus instead of the system's ([app]: app_bus.AppBus).
+        self.env = dict(ENV, DBUS_SYSTEM_BUS_ADDRESS=system_bus) if system_bus else ENV
         self.dir = tempfile.mkdtemp(prefix="splashd-browser-")
         self.socket = os.path.join(self.dir, "splashd.sock")
         with open(os.path.join(self.dir, "splashd.toml"), "w") as f:
@@ -119,7 +122,7 @@ class Stack:
         self.daemon = subprocess.Popen(
             [os.path.join(BIN, "splashd"), "--config", os.path.join(self.dir, "splashd.toml"), "--socket", self.socket,
              "--state-dir", os.path.join(self.dir, "state"), "--plugin-dir", self.plugin_dir, "--log-format", "text"],
-            stdout=log, stderr=log, env=ENV)
+            stdout=log, stderr=log, env=self.env)
         deadline_wait(lambda: self.ping(), 20, "splashd to answer")
         if self.watcher:
             self.watcher.close()

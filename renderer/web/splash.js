@@ -114,13 +114,16 @@
 
   function render(next) {
     state = next;
-    if (next.launch !== launch && next.phase === "loading") resetForLaunch(next.launch);
+    // A new launch shows the splash again over the app: from loading, or from error when it begins
+    // held there (the app's crash loop, SPEC §14).
+    if (next.launch !== launch && (next.phase === "loading" || next.phase === "error")) resetForLaunch(next.launch);
     if (taglines.length && root.dataset.launch !== next.launch) {
       const line = taglineFor(next.launch);
       $("tagline").textContent = line;
       root.dataset.tagline = String(taglines.indexOf(line));
     }
     root.dataset.phase = next.phase;
+    root.dataset.reason = next.reason || "boot";
     root.dataset.launch = next.launch;
     root.dataset.seq = String(next.seq);
     root.dataset.slow = String(next.slow);
