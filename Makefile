@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: build release dist install deb man test bench bench-inprocess bench-process bench-config bench-linking bench-renderer toml-test demo clean fuzz sanitize
+.PHONY: build release dist install deb man test bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app toml-test demo clean fuzz sanitize
 
 build:
 	$(SWIFT) build
@@ -68,6 +68,11 @@ bench-process: dist
 # "The page's animations").
 bench-renderer: build
 	cd Tests/browser && python3 bench_renderer.py
+
+# The app's life (SPEC §14): the daemon's wake-ups and CPU while it watches a healthy app, and the
+# time from the app's death to the splash's first state (docs/benchmarks.md, "The app's life").
+bench-app: dist
+	/usr/bin/python3 scripts/bench-app.py .build/release/splashd
 
 # Config loading time against the number of steps (5,000 to 80,000): `splashd check`, release build.
 bench-config: dist

@@ -15,6 +15,9 @@ command -v dpkg-shlibdeps >/dev/null || need+=(dpkg-dev)  # make deb: Depends an
 command -v lintian >/dev/null || need+=(lintian)        # the package is checked after make deb
 command -v chromium >/dev/null || need+=(chromium)      # the renderer's tests drive it over DevTools
 dpkg -s fonts-inter >/dev/null 2>&1 || need+=(fonts-inter)  # the reference theme's font
+command -v dbus-daemon >/dev/null || need+=(dbus-daemon)  # the app-life tests' private bus ...
+/usr/bin/python3 -c "import dbus, gi" 2>/dev/null || need+=(python3-dbus python3-gi)  # ... and their fake systemd
+dpkg -s polkitd >/dev/null 2>&1 || need+=(polkitd)      # system check 18: the package's polkit grant
 if [ "${#need[@]}" -gt 0 ]; then
   echo "setup: installing ${need[*]}" >&2
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""`make bench-app`: the daemon while it only watches a healthy app, and how fast the splash
+comes back when the app dies (SPEC §14; docs/benchmarks.md, "The app's life").
+
+The release splashd (`make dist`) with [app], its sd-bus talking to the fake systemd of
+Tests/harness/fake_systemd.py on a private D-Bus (real systemd's numbers come from system check
+18). A client sends `alive` at the heartbeat as the app would.
+
+1. Idle: for WATCH seconds after `finished`, the daemon's CPU time and its context switches (every
+   thread's voluntary + involuntary switches from /proc: each is a wake-up), against the heartbeats
+   the client sent in the same time.
+2. Death to splash: the fake unit fails; the time until a subscriber reads the first `loading`
+   state of the `app-exited` launch, ROUNDS times.
+
+Usage: scripts/bench-app.py [SPLASHD] [--watch SECONDS] [--rounds N] [--heartbeat SECONDS]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "harness"))
+os.environ.setdefault("SPLASHD_BIN_DIR", os.path.join(ROOT, ".build", "release"))
+from app_bus import AppBus  # noqa: E402
+from processes import deadline_wait, stop  # noqa: E402
+
+
+def switches(pid: int) -> int:
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/status") as f:
+            for line in f:
+                if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                    total += int(line.split()[1])
+    return total
+
+
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Client:
+    """The app's side of the socket: completes first-frame for each launch, sends alive, records states."""
+
+    def __init__(self, path: str):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(path)
+        self.lock = threading.Lock()
+        self.states: list[tuple[float, dict]] = []
+        self.send({"cmd": "subscribe"})
+        threading.Thread(target=self.read, daemon=True).start()
+
+    def send(self, message):
+        with self.lock:
+            self.sock.sendall((json.dumps(message) + "\n").encode())
+
+    def read(self):
+        buffer, done = b"", set()
+        while True:
+            data = self.sock.recv(65536)
+            if not data:
+                return
+            buffer += data
+            while b"\n" in buffer:
+                line, buffer = buffer.split(b"\n", 1)
+                message = json.loads(line)
+                if message.get("type") != "state":
+                    continue
+                self.states.append((time.monotonic(), message))
+                if message["phase"] == "loading" and message["launch"] not in done and any(
+                        s["id"] == "first-frame" and s["status"] == "running" for s in message["steps"]):
+                    self.send({"cmd": "complete", "step": "first-frame"})
+                    done.add(message["launch"])
+
+    def finished_launches(self):
+        return [s for _, s in self.states if s["phase"] == "finished"]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("splashd", nargs="?", default=os.path.join(ROOT, ".build", "release", "splashd"))
+    parser.add_argument("--watch", type=float, default=60)
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--heartbeat", type=float, default=10)
+    args = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="splashd-bench-app-")
+    unit = "kiosk-app.service"
+    with open(os.path.join(work, "splashd.toml"), "w") as f:
+        f.write(f'[splash]\nmin_display = "0ms"\nexit_animation = "0ms"\n[app]\nunit = "{unit}"\n'
+                f'heartbeat = "{int(args.heartbeat)}s"\nmax_restarts = 1000\nrestart_window = "1s"\n'
+                '[[step]]\nid = "first-frame"\nplugin = "signal"\n')
+    bus = AppBus(unit)
+    path = os.path.join(work, "splashd.sock")
+    daemon = subprocess.Popen(
+        [args.splashd, "--config", os.path.join(work, "splashd.toml"), "--socket", path, "--state-dir", os.path.join(work, "state"),
+         "--log-format", "text"], stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "splashd.log"), "w"),
+        env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address, SWIFT_BACKTRACE="enable=no"))
+    try:
+        deadline_wait(lambda: os.path.exists(path), 20, "the socket")
+        client = Client(path)
+        deadline_wait(lambda: client.finished_launches(), 20, "the first launch to finish")
+        time.sleep(1)  # what the launch itself set going (memory release after the launch) settles
+        before_switches, before_cpu, started = switches(daemon.pid), cpu_seconds(daemon.pid), time.monotonic()
+        beats = 0
+        while time.monotonic() - started < args.watch:
+            client.send({"cmd": "alive"})
+            beats += 1
+            time.sleep(min(args.heartbeat, args.watch - (time.monotonic() - started)) if args.watch > 0 else 0)
+        elapsed = time.monotonic() - started
+        woke = switches(daemon.pid) - before_switches
+        cpu = cpu_seconds(daemon.pid) - before_cpu
+        per_hour = 3600 / elapsed
+        print(f"idle watch of a healthy app, {elapsed:.0f} s, heartbeat {args.heartbeat:g} s: "
+              f"{woke} context switches ({woke * per_hour:.0f}/h) for {beats} heartbeats ({beats * per_hour:.0f}/h); "
+              f"CPU {cpu * 1000:.0f} ms ({cpu * per_hour * 1000:.0f} ms/h)")
+        latencies = []
+        for _ in range(args.rounds):
+            seen = len(client.states)
+            launches = len(client.finished_launches())
+            died = time.monotonic()
+            bus.send("fail")
+            at = deadline_wait(lambda: next((t for t, s in client.states[seen:] if s["phase"] == "loading" and s.get("reason") == "app-exited"), None),
+                               10, "the app-exited launch")
+            latencies.append((at - died) * 1000)
+            deadline_wait(lambda: len(client.finished_launches()) > launches, 20, "the recovery to finish")
+        latencies.sort()
+        print(f"app death -> first loading state at a subscriber, {len(latencies)} rounds: median {statistics.median(latencies):.2f} ms, "
+              f"p90 {latencies[int(len(latencies) * 0.9) - 1]:.2f} ms, max {latencies[-1]:.2f} ms "
+              "(includes the fake systemd's signal over the bus)")
+    finally:
+        stop(daemon)
+        bus.close()
+
+
+if __name__ == "__main__":
+    main()
