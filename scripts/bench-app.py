@@ -12,7 +12,7 @@ Tests/harness/fake_systemd.py on a private D-Bus (real systemd's numbers come fr
 2. Death to splash: the fake unit fails; the time until a subscriber reads the first `loading`
    state of the `app-exited` launch, ROUNDS times.
 
-Usage: scripts/bench-app.py [SPLASHD] [--watch SECONDS] [--rounds N] [--heartbeat SECONDS]
+Usage: scripts/bench-app.py [SPLASHD] [--watch SECONDS] [--rounds N] [--heartbeat SECONDS (0: none)]
 """
 
 from __future__ import annotations
@@ -99,7 +99,8 @@ def main():
     unit = "kiosk-app.service"
     with open(os.path.join(work, "splashd.toml"), "w") as f:
         f.write(f'[splash]\nmin_display = "0ms"\nexit_animation = "0ms"\n[app]\nunit = "{unit}"\n'
-                f'heartbeat = "{int(args.heartbeat)}s"\nmax_restarts = 1000\nrestart_window = "1s"\n'
+                + (f'heartbeat = "{int(args.heartbeat)}s"\n' if args.heartbeat > 0 else "")
+                + 'max_restarts = 1000\nrestart_window = "1s"\n'
                 '[[step]]\nid = "first-frame"\nplugin = "signal"\n')
     bus = AppBus(unit)
     path = os.path.join(work, "splashd.sock")
@@ -115,14 +116,15 @@ def main():
         before_switches, before_cpu, started = switches(daemon.pid), cpu_seconds(daemon.pid), time.monotonic()
         beats = 0
         while time.monotonic() - started < args.watch:
-            client.send({"cmd": "alive"})
-            beats += 1
-            time.sleep(min(args.heartbeat, args.watch - (time.monotonic() - started)) if args.watch > 0 else 0)
+            if args.heartbeat > 0:
+                client.send({"cmd": "alive"})
+                beats += 1
+            time.sleep(min(args.heartbeat if args.heartbeat > 0 else args.watch, max(0.0, args.watch - (time.monotonic() - started))))
         elapsed = time.monotonic() - started
         woke = switches(daemon.pid) - before_switches
         cpu = cpu_seconds(daemon.pid) - before_cpu
         per_hour = 3600 / elapsed
-        print(f"idle watch of a healthy app, {elapsed:.0f} s, heartbeat {args.heartbeat:g} s: "
+        print(f"idle watch of a healthy app, {elapsed:.0f} s, heartbeat {args.heartbeat:g} s (0: none): "
               f"{woke} context switches ({woke * per_hour:.0f}/h) for {beats} heartbeats ({beats * per_hour:.0f}/h); "
               f"CPU {cpu * 1000:.0f} ms ({cpu * per_hour * 1000:.0f} ms/h)")
         latencies = []

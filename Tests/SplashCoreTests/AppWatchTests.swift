@@ -17,6 +17,21 @@ import Testing
         #expect(!watch.armed)
     }
 
+    /// Found by `make bench-app`: a recovery launch that finished before systemd reported the
+    /// restart was recovered again, from the state that caused it.
+    @Test func aDownStateFromBeforeALaunchDoesNotCountAtItsEnd() {
+        var watch = AppWatch(settings: AppSettings(unit: "a.service"))
+        _ = watch.unitChanged(running, at: .zero)
+        _ = watch.arm(at: .zero)
+        #expect(watch.unitChanged(failed, at: .seconds(1)) == .recover(.appExited))
+        watch.disarm()
+        #expect(watch.arm(at: .seconds(2)) == nil)
+        // What systemd reports after the launch began still counts.
+        watch.disarm()
+        _ = watch.unitChanged(failed, at: .seconds(3))
+        #expect(watch.arm(at: .seconds(4)) == .recover(.appExited))
+    }
+
     @Test func aCleanExitAndAFailureAreBothRecoveries() {
         for state in [failed, dead, AppWatch.UnitState(activeState: "deactivating", subState: "stop-sigterm", hasJob: false)] {
             var watch = AppWatch(settings: AppSettings(unit: "a.service"))

@@ -62,9 +62,14 @@ public struct AppWatch: Sendable {
         return judgeUnit(at: now)
     }
 
-    /// A launch began: the splash is up, and the launch decides.
+    /// A launch began: the splash is up, and the launch decides. The unit's state from before
+    /// is forgotten: the launch (re)starts the app, and only what systemd reports from now on
+    /// says whether it is down when the launch finishes (the down state that caused a recovery
+    /// must not cause another one when that recovery finishes before systemd reports the restart).
     public mutating func disarm() {
         armed = false
+        unit = nil
+        stopRequested = false
     }
 
     /// systemd reported the unit's state.
