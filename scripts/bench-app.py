@@ -32,7 +32,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "harness"))
 os.environ.setdefault("SPLASHD_BIN_DIR", os.path.join(ROOT, ".build", "release"))
 from app_bus import AppBus  # noqa: E402
-from processes import deadline_wait, stop  # noqa: E402
+from processes import deadline_wait, json_lines, stop  # noqa: E402
 
 
 def switches(pid: int) -> int:
@@ -67,22 +67,15 @@ class Client:
             self.sock.sendall((json.dumps(message) + "\n").encode())
 
     def read(self):
-        buffer, done = b"", set()
-        while True:
-            data = self.sock.recv(65536)
-            if not data:
-                return
-            buffer += data
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
-                message = json.loads(line)
-                if message.get("type") != "state":
-                    continue
-                self.states.append((time.monotonic(), message))
-                if message["phase"] == "loading" and message["launch"] not in done and any(
-                        s["id"] == "first-frame" and s["status"] == "running" for s in message["steps"]):
-                    self.send({"cmd": "complete", "step": "first-frame"})
-                    done.add(message["launch"])
+        done = set()
+        for message in json_lines(self.sock):
+            if message.get("type") != "state":
+                continue
+            self.states.append((time.monotonic(), message))
+            if message["phase"] == "loading" and message["launch"] not in done and any(
+                    s["id"] == "first-frame" and s["status"] == "running" for s in message["steps"]):
+                self.send({"cmd": "complete", "step": "first-frame"})
+                done.add(message["launch"])
 
     def finished_launches(self):
         return [s for _, s in self.states if s["phase"] == "finished"]
@@ -139,7 +132,7 @@ def main():
             deadline_wait(lambda: len(client.finished_launches()) > launches, 20, "the recovery to finish")
         latencies.sort()
         print(f"app death -> first loading state at a subscriber, {len(latencies)} rounds: median {statistics.median(latencies):.2f} ms, "
-              f"p90 {latencies[int(len(latencies) * 0.9) - 1]:.2f} ms, max {latencies[-1]:.2f} ms "
+              f"p90 {latencies[max(0, -(-len(latencies) * 9 // 10) - 1)]:.2f} ms, max {latencies[-1]:.2f} ms "
               "(includes the fake systemd's signal over the bus)")
     finally:
         stop(daemon)

@@ -16,7 +16,7 @@ import tempfile
 import threading
 import time
 
-from processes import BIN, ENV, ROOT, deadline_wait, stop
+from processes import BIN, ENV, ROOT, deadline_wait, json_lines, stop
 
 
 class Watcher:
@@ -31,22 +31,11 @@ class Watcher:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
-        buffer = b""
-        while True:
-            try:
-                chunk = self.sock.recv(65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            buffer += chunk
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
-                message = json.loads(line)
-                if message.get("type") == "state":
-                    with self.cond:
-                        self.states.append((time.monotonic(), message))
-                        self.cond.notify_all()
+        for message in json_lines(self.sock):
+            if message.get("type") == "state":
+                with self.cond:
+                    self.states.append((time.monotonic(), message))
+                    self.cond.notify_all()
 
     def wait(self, predicate, timeout=20.0, what="a state"):
         """The first recorded state (instant, state) for which `predicate(state)` holds."""

@@ -41,3 +41,19 @@ def deadline_wait(predicate, timeout=20.0, what="condition", interval=0.02):
         time.sleep(interval)
 
 
+def json_lines(sock):
+    """Each JSON line splashd (or the bridge) sends on `sock`, decoded, until it closes."""
+    import json
+
+    buffer = b""
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except OSError:
+            return
+        if not chunk:
+            return
+        buffer += chunk
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            yield json.loads(line)
