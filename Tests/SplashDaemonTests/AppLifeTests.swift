@@ -1,4 +1,6 @@
+import Foundation
 import Logging
+import NIOCore
 import SplashCore
 import SplashDaemon
 import SplashPlugins
@@ -31,6 +33,27 @@ final class FakeAppBus: AppUnitBus {
     func send(_ active: String, _ sub: String, job: Bool = false) {
         let state = AppUnitEvent.state(AppWatch.UnitState(activeState: active, subState: sub, hasJob: job))
         deliver.withLock { $0 }?(state)
+    }
+}
+
+/// Records the events broadcast to subscribers.
+final class EventRecorder: StateSubscriber {
+    private let lines: AsyncStream<String>
+    private let continuation: AsyncStream<String>.Continuation
+
+    init() {
+        (lines, continuation) = AsyncStream.makeStream(of: String.self)
+    }
+
+    func deliver(state: StateLine) {}
+
+    func deliver(event: ByteBuffer) {
+        continuation.yield(String(buffer: event).trimmingCharacters(in: .newlines))
+    }
+
+    func next() async -> String? {
+        for await line in lines { return line }
+        return nil
     }
 }
 
@@ -262,6 +285,32 @@ func accepted(_ command: Request.Command, by controller: LaunchController<TestCl
         let end = await r.finish("launch-2")
         #expect(end?.destination?.screen == .login)
         await r.h.stop()
+    }
+
+    @Test func aResumeDeliversThePendingQuickActionAsAnEventWithoutTheSplash() async throws {
+        let r = try rig(auth: { ["authenticated": true] }, routes: ["orders/*"])
+        // The quick-action step takes what is pending; at the resume, a spooled action.
+        let pending = Mutex<Facts>([:])
+        let h = try ControllerHarness(
+            try steps(auth: true, routes: ["orders/*"]), settings: settings,
+            plugins: [
+                "auth-refresh": ScriptedPlugin { _ in ["authenticated": true] },
+                "quick-action": ScriptedPlugin { _ in pending.withLock { $0 } },
+            ],
+            app: AppLink(settings: AppSettings(unit: unit), bus: r.bus, orders: AppStartOrders())
+        )
+        await r.h.stop()
+        let rig = Rig(h: h, bus: r.bus, clock: h.clock)
+        let finished = await rig.finish("launch-1")
+        let events = EventRecorder()
+        _ = h.broadcaster.subscribe(events)
+        pending.withLock { $0 = ["action": "order-help", "route": "orders/42", "sheet": "help"] }
+        #expect(await accepted(.resume, by: h.controller))
+        let event = await events.next()
+        #expect(event == #"{"type":"event","event":"action","name":"order-help","route":"orders/42","sheet":"help"}"#)
+        _ = await h.controller.handle(.relaunch)
+        #expect(await h.next { $0.launch == "launch-2" }?.seq == (finished?.seq ?? 0) + 1, "the resume published no state")
+        await h.stop()
     }
 
     @Test func aliveAndRouteNeedAnAppSection() async throws {

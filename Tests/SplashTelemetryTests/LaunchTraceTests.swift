@@ -38,6 +38,10 @@ import Testing
         #expect(root.name == "splashd.launch" && root.parent == nil)
         #expect(root.startUnixNanos == origin && root.endUnixNanos == origin + 4900 * ms)
         #expect(root.attributes["splashd.launch.id"] == .string("L-1"))
+        #expect(root.attributes["splashd.launch.reason"] == .string("boot"), "a record without a reason (before 0.2) was a boot")
+        var hung = Self.record()
+        hung.reason = .appHung
+        #expect(LaunchTrace(record: hung, version: "0.1.0")?.spans[0].attributes["splashd.launch.reason"] == .string("app-hung"))
         #expect(root.attributes["splashd.launch.outcome"] == .string("finished-after-error"))
         #expect(root.attributes["splashd.destination.screen"] == .string("login"))
         #expect(root.attributes["splashd.launch.slow"] == .bool(true), "1.5 s of loading against slow_after 1 s")
