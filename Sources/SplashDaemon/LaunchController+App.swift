@@ -6,17 +6,15 @@ import SplashPlugins
 import Glibc
 #endif
 
-/// What the daemon hands the controller for the app's life (SPEC §14): `[app]`, the bus the unit
-/// is reached through, and the orders the `app-start` step reads.
+/// What the daemon hands the controller for the app's life (SPEC §14): `[app]`, and the bus the
+/// unit is reached through.
 public struct AppLink: Sendable {
     public var settings: AppSettings
     public var bus: any AppUnitBus
-    public var orders: AppStartOrders
 
-    public init(settings: AppSettings, bus: any AppUnitBus, orders: AppStartOrders) {
+    public init(settings: AppSettings, bus: any AppUnitBus) {
         self.settings = settings
         self.bus = bus
-        self.orders = orders
     }
 }
 
@@ -24,12 +22,10 @@ public struct AppLink: Sendable {
 struct AppLife: Sendable {
     var watch: AppWatch
     let bus: any AppUnitBus
-    let orders: AppStartOrders
-    /// Where the app is: the last launch's route, or the one it reported since.
+    /// Where the app said it is (`route`) since the current launch began (an app reports where it
+    /// is as soon as it runs, often before the launch has finished); from `finished` on, the
+    /// launch's own route if it had one.
     var route: String?
-    /// The route the app reported since the current launch began (an app reports where it is as
-    /// soon as it runs, often before the launch has finished).
-    var reportedDuringLaunch: String?
     /// The screen the last finished launch sent the app to.
     var screen: Destination.Screen?
     /// The watch lost the bus: logged once until it is back.
@@ -38,7 +34,6 @@ struct AppLife: Sendable {
     init(link: AppLink) {
         watch = AppWatch(settings: link.settings)
         bus = link.bus
-        orders = link.orders
     }
 
     var unit: String { watch.settings.unit }
@@ -98,7 +93,7 @@ extension LaunchController {
             )
         }
         app!.screen = destination.screen
-        app!.route = destination.route ?? app!.reportedDuringLaunch
+        app!.route = destination.route ?? app!.route
         verdict = app!.watch.arm(at: now)
     }
 
@@ -166,7 +161,6 @@ extension LaunchController {
             return .failure(ProtocolError(code: .badRequest, message: "route \(LogExcerpt.of(written)): \(problem)"))
         }
         app!.route = route.isEmpty ? nil : route
-        app!.reportedDuringLaunch = app!.route
         return .success(())
     }
 

@@ -180,7 +180,6 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     /// Call it once.
     public func run() async {
         let watching = watchApp()
-        app?.orders.set(.start)
         apply(machine.start(launch: makeLaunchID(), at: now))
         for await input in inputs {
             guard !Task.isCancelled else {
@@ -290,7 +289,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             if reason == .relaunch { reason = .reload }
         }
         endCheck()
-        app?.orders.set(reason.recoversApp ? .restart(kill: reason == .appHung) : .start)
+        // Computed before the launch starts: its start forgets the route (`.launchStarted`).
         let place = reason.recoversApp ? restoration() : nil
         apply(machine.start(launch: makeLaunchID(), reason: reason, holding: holding, restoring: place, at: now))
     }
@@ -330,7 +329,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
                 case .phaseChanged: phaseChanged = true
                 case .launchStarted:
                     app?.watch.disarm()
-                    app?.reportedDuringLaunch = nil
+                    app?.route = nil
                 case .launchFinished(_, let destination, _):
                     commands.launchFinished(graph: machine.graph)
                     // The next launch's progress learns from this one.

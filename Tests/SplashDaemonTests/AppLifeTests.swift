@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import NIOPosix
 import SplashCore
 import SplashDaemon
 import SplashPlugins
@@ -110,7 +111,7 @@ func accepted(_ command: Request.Command, by controller: LaunchController<TestCl
         let bus = FakeAppBus()
         let app = AppLink(
             settings: AppSettings(unit: unit, heartbeat: heartbeat, maxRestarts: maxRestarts, restartWindow: .seconds(300)),
-            bus: bus, orders: AppStartOrders()
+            bus: bus
         )
         var plugins: [String: any StepPlugin] = ["quick-action": ScriptedPlugin { _ in [:] }]
         if let auth { plugins["auth-refresh"] = ScriptedPlugin { _ in auth() } }
@@ -297,7 +298,7 @@ func accepted(_ command: Request.Command, by controller: LaunchController<TestCl
                 "auth-refresh": ScriptedPlugin { _ in ["authenticated": true] },
                 "quick-action": ScriptedPlugin { _ in pending.withLock { $0 } },
             ],
-            app: AppLink(settings: AppSettings(unit: unit), bus: r.bus, orders: AppStartOrders())
+            app: AppLink(settings: AppSettings(unit: unit), bus: r.bus)
         )
         await r.h.stop()
         let rig = Rig(h: h, bus: r.bus, clock: h.clock)
@@ -311,6 +312,48 @@ func accepted(_ command: Request.Command, by controller: LaunchController<TestCl
         _ = await h.controller.handle(.relaunch)
         #expect(await h.next { $0.launch == "launch-2" }?.seq == (finished?.seq ?? 0) + 1, "the resume published no state")
         await h.stop()
+    }
+
+    /// The check's quick-action step takes the spooled link; when the session turns out gone, the
+    /// visible launch it starts must still get it (the spool file is gone by then).
+    @Test func aResumeThatShowsTheSplashHandsTheSpooledLinkToItsLaunch() async throws {
+        let state = try TemporaryDirectory()
+        defer { state.remove() }
+        let spool = state.path + "/spool"
+        try FileManager.default.createDirectory(atPath: spool, withIntermediateDirectories: true)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let builtins = BuiltinServices(stateDirectory: state.path, eventLoopGroup: group)
+        var options = QuickActionOptions()
+        options.scheme = "kiosk"
+        options.routes = ["orders/*"]
+        options.spool = spool
+        let signedIn = Mutex(true)
+        let bus = FakeAppBus()
+        let h = try ControllerHarness(
+            [
+                StepSpec(id: "app", plugin: "app-start", builtin: .appStart),
+                StepSpec(id: "first-frame", plugin: "signal"),
+                StepSpec(id: "auth-refresh", plugin: "auth-refresh"),
+                StepSpec(id: "quick-action", plugin: "quick-action", critical: false, builtin: .quickAction(options)),
+            ],
+            settings: settings,
+            plugins: [
+                "auth-refresh": ScriptedPlugin { _ in ["authenticated": .bool(signedIn.withLock { $0 })] },
+                "quick-action": try #require(builtins.plugins()["quick-action"]),
+            ],
+            app: AppLink(settings: AppSettings(unit: unit), bus: bus), builtins: builtins
+        )
+        let rig = Rig(h: h, bus: bus, clock: h.clock)
+        #expect(await rig.finish("launch-1")?.destination == Destination(screen: .home))
+        try "kiosk://orders/42\n".write(toFile: spool + "/1", atomically: true, encoding: .utf8)
+        signedIn.withLock { $0 = false }
+        #expect(await accepted(.resume, by: h.controller))
+        let shown = await rig.finish("launch-2")
+        #expect(shown?.reason == .resume)
+        #expect(shown?.destination == Destination(screen: .login, route: "orders/42"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spool).isEmpty)
+        await h.stop()
+        try await group.shutdownGracefully()
     }
 
     @Test func aliveAndRouteNeedAnAppSection() async throws {

@@ -23,13 +23,13 @@ struct ControllerHarness {
     init(
         _ steps: [StepSpec], settings: SplashSettings, plugins: [String: any StepPlugin] = [:],
         publishInterval: Duration = .zero, board: SignalBoard = SignalBoard(), completing: (any SignalCompleting)? = nil,
-        app: AppLink? = nil
+        app: AppLink? = nil, builtins: BuiltinServices? = nil
     ) throws {
         self.board = board
         var all = plugins
         all["signal"] = SignalPlugin(board: board)
         if let app {
-            all[BuiltinPlugin.appStart.name] = AppStartPlugin(unit: app.settings.unit, bus: app.bus, orders: app.orders)
+            all[BuiltinPlugin.appStart.name] = AppStartPlugin(unit: app.settings.unit, bus: app.bus)
         }
         var logger = Logger(label: "test")
         logger.logLevel = .critical
@@ -38,7 +38,7 @@ struct ControllerHarness {
         controller = LaunchController(
             graph: graph, settings: settings,
             plugins: PluginRegistry(plugins: all, signalBoard: completing ?? board),
-            clock: clock, broadcaster: broadcaster, app: app, publishInterval: publishInterval, logger: logger,
+            clock: clock, broadcaster: broadcaster, builtins: builtins, app: app, publishInterval: publishInterval, logger: logger,
             makeLaunchID: { launches.next() }
         )
         states = broadcaster.observe()

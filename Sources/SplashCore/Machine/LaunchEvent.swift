@@ -36,10 +36,16 @@ public struct StepRun: Sendable, Equatable {
     public var token: UInt64
     /// Facts of the step's dependencies, by step id.
     public var dependencyFacts: [String: Facts]
+    /// Why the launch began: the `app-start` step restarts the app after an exit or a hang.
+    public var reason: LaunchReason
 
-    public init(step: StepSpec, launch: String, attempt: Int, token: UInt64, dependencyFacts: [String: Facts] = [:]) {
+    public init(
+        step: StepSpec, launch: String, attempt: Int, token: UInt64, dependencyFacts: [String: Facts] = [:],
+        reason: LaunchReason = .boot
+    ) {
         self.step = step
         self.launch = launch
+        self.reason = reason
         self.attempt = attempt
         self.token = token
         self.dependencyFacts = dependencyFacts

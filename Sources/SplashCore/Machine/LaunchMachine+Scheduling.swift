@@ -142,7 +142,8 @@ extension LaunchMachine {
             launch: launch,
             attempt: steps[index].attempt,
             token: nextToken,
-            dependencyFacts: dependencyFacts
+            dependencyFacts: dependencyFacts,
+            reason: reason
         )
         emit(.start(run))
         emit(.event(.stepStarted(step: spec.id, attempt: steps[index].attempt)))

@@ -33,8 +33,8 @@ public struct LaunchMachine: Sendable {
         case retry
         case continueOffline
         case dismissed
-        /// Start a new launch with this id, for this reason.
-        case relaunch(launch: String, reason: LaunchReason = .relaunch)
+        /// Start a new launch with this id.
+        case relaunch(launch: String)
 
         /// The command's name on the wire.
         public var name: String {
@@ -280,11 +280,11 @@ public struct LaunchMachine: Sendable {
                 throw Refusal(message: "dismissed is only possible in phase dismissing")
             }
             enterFinished(destination, at: now)
-        case .relaunch(let launch, let reason):
+        case .relaunch(let launch):
             guard phase == .finished else {
                 throw Refusal(message: "relaunch is only possible in phase finished")
             }
-            return start(launch: launch, reason: reason, at: now)
+            return start(launch: launch, reason: .relaunch, at: now)
         }
         return drain(at: now)
     }
