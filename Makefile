@@ -8,7 +8,8 @@ build:
 	$(SWIFT) build
 
 # Release binaries of splashd, splashctl, splashd-web and splashd-otel in .build/release
-# (dynamically linked against the Swift runtime).
+# (dynamically linked against the Swift runtime). splashd is splashctl too, when called by that
+# name; the separate splashctl is for development.
 release:
 	$(SWIFT) build -c release --product splashd
 	$(SWIFT) build -c release --product splashctl
@@ -17,6 +18,7 @@ release:
 
 # The shipping binaries, in .build/release too: the Swift runtime linked in (--static-swift-stdlib),
 # so they run on a Debian 12 system without the Swift toolchain (SPEC §11). They replace `release`'s.
+# Three: the package's splashctl is a link to splashd (one executable, called by either name).
 # They export no symbols (packaging/executable-symbols.map), and are linked by lld with packed
 # relative relocations (RELR, glibc 2.36+): smaller, faster to start, less memory (docs/benchmarks.md,
 # "Start-up").
@@ -24,14 +26,14 @@ DIST_FLAGS = -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
 	-Xlinker --version-script=$(CURDIR)/packaging/executable-symbols.map
 dist:
 	$(SWIFT) build -c release --static-swift-stdlib --product splashd $(DIST_FLAGS)
-	$(SWIFT) build -c release --static-swift-stdlib --product splashctl $(DIST_FLAGS)
 	$(SWIFT) build -c release --static-swift-stdlib --product splashd-web $(DIST_FLAGS)
 	$(SWIFT) build -c release --static-swift-stdlib --product splashd-otel $(DIST_FLAGS)
 
 # Installs everything under DESTDIR: binaries (stripped), units, sysusers and tmpfiles snippets,
 # journal catalog, shipped plugins, the page and themes, man pages, completions, docs, and
 # /etc/splashd/splashd.toml unless one exists (docs/packaging.md has the table). BINARIES=DIR takes
-# the four prebuilt binaries from DIR; without it, `dist` builds them first.
+# the three prebuilt binaries (splashd, splashd-web, splashd-otel) from DIR; without it, `dist`
+# builds them first.
 PREFIX ?= /usr
 SYSCONFDIR ?= /etc
 DESTDIR ?=
@@ -45,7 +47,7 @@ install: $(if $(BINARIES),,dist)
 deb: $(if $(BINARIES),,dist)
 	bash scripts/deb.sh "$(or $(BINARIES),.build/release)"
 
-# Regenerates the man pages of the four binaries with swift-argument-parser's generate-manual
+# Regenerates the man pages of the four commands with swift-argument-parser's generate-manual
 # plugin (a debug build of the package); PackagingTests say when they are out of date.
 man:
 	bash scripts/man.sh

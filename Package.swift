@@ -84,16 +84,14 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The app's unit through libsystemd's sd-bus (SPEC §14): watching its state, starting,
-        // restarting and killing it. libsystemd is dlopen'ed on first use, so a daemon without
-        // [app] does not pay its 1.3 ms and 1.2 MB at every start; only the headers are needed to
-        // build (libsystemd-dev).
-        .target(name: "CSystemdBus", linkerSettings: [.linkedLibrary("dl")]),
-        // libsystemd's sd-journal, for `splashctl logs` only: the daemon must not link libsystemd
-        // (see SplashSystemd above).
-        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // libsystemd, loaded with dlopen on first use, so the daemon (which speaks the journal's
+        // native protocol and sd_notify itself) does not pay its 1.3 ms and 1.2 MB at every start
+        // (docs/benchmarks.md); only the headers are needed to build (libsystemd-dev). sd-bus for
+        // the app's unit (SPEC §14: watching its state, starting, restarting and killing it) and
+        // sd-journal for `splashctl logs`, which is the same executable as the daemon.
+        .target(name: "CLibsystemd", linkerSettings: [.linkedLibrary("dl")]),
         // Reading a launch's journal records (sd-journal) and formatting them: `splashctl logs`.
-        .target(name: "SplashJournal", dependencies: ["CSystemd", "SplashCore"], swiftSettings: strict),
+        .target(name: "SplashJournal", dependencies: ["CLibsystemd", "SplashCore"], swiftSettings: strict),
         // The built-in bootstrap plugins: auth-refresh, config-fetch, launch-counter, quick-action.
         .target(
             name: "SplashBuiltins",
@@ -112,7 +110,7 @@ let package = Package(
         .target(
             name: "SplashDaemon",
             dependencies: [
-                "CLinuxShims", "CSystemdBus", "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashSystemd",
+                "CLinuxShims", "CLibsystemd", "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashSystemd",
                 "SplashLines", "SplashSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -182,13 +180,15 @@ let package = Package(
         .executableTarget(
             name: "splashd",
             dependencies: [
-                "SplashDaemon", "SplashConfig", "SplashSupport", "SplashSystemd",
+                "SplashDaemon", "SplashConfig", "SplashSupport", "SplashSystemd", "SplashCtl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "splashctl",
+        // splashctl's commands, as a library: the `splashd` executable is `splashctl` too when
+        // called by that name (one binary for both: docs/benchmarks.md, "Package sizes").
+        .target(
+            name: "SplashCtl",
             dependencies: [
                 "CLinuxShims", "SplashClient", "SplashCore", "SplashJournal", "SplashSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -196,6 +196,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .executableTarget(name: "splashctl", dependencies: ["SplashCtl"], swiftSettings: strict),
         // Every outside input as a fuzz target: bytes in, the daemon's own decoders, properties checked.
         .target(
             name: "SplashFuzz",

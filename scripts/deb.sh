@@ -88,7 +88,8 @@ for package in "${packages[@]}"; do
     # dpkg-shlibdeps finds them from this system's shlibs and symbols files (it notes that the
     # binaries use no symbol of libz.so.1: swift-nio-extras links it besides its own copy of zlib;
     # the dynamic loader still needs it, so zlib1g stays). splashd also needs systemd-sysusers
-    # for its postinst, as dh_installsysusers adds it; the renderer and the exporter need the
+    # for its postinst, as dh_installsysusers adds it, and libsystemd0, which it loads with dlopen
+    # (`splashctl logs` and [app]'s unit: dpkg-shlibdeps cannot see it); the renderer and the exporter need the
     # daemon (and its group splash) of the same version, the renderer its themes.
     depends=""
     executables=()
@@ -99,7 +100,7 @@ for package in "${packages[@]}"; do
         [[ -n $depends ]] || { echo "deb: dpkg-shlibdeps found no dependencies for $package" >&2; exit 1; }
     fi
     case $package in
-        splashd) depends="$depends, systemd | systemd-standalone-sysusers | systemd-sysusers" ;;
+        splashd) depends="$depends, libsystemd0, systemd | systemd-standalone-sysusers | systemd-sysusers" ;;
         splashd-web) depends="$depends, splashd (= $version), splashd-themes (= $version)" ;;
         splashd-otel) depends="$depends, splashd (= $version)" ;;
     esac

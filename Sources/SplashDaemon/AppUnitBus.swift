@@ -1,4 +1,4 @@
-import CSystemdBus
+import CLibsystemd
 public import SplashCore
 import Synchronization
 

@@ -8,6 +8,9 @@ public enum JournalReadError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The journal could not be opened (`directory` nil: the local system journal); `errno`
     /// is the negated return value of `sd_journal_open*`.
     case cannotOpen(directory: String?, errno: Int32)
+    /// libsystemd (`libsystemd.so.0`, loaded when the journal is first opened) could not be
+    /// loaded: the loader's reason.
+    case cannotLoad(String)
     /// No splashd record has this launch id (nor does any launch id start with it).
     case noSuchLaunch(String, hint: String?)
     /// More than one launch id starts with this prefix.
@@ -24,6 +27,8 @@ public enum JournalReadError: Error, Sendable, Equatable, CustomStringConvertibl
             var text = "cannot open \(what): \(Self.describe(errno))"
             if errno == EACCES || errno == EPERM { text += " (\(JournalAccess.permissionNote))" }
             return text
+        case .cannotLoad(let reason):
+            return "cannot read the journal without libsystemd: \(LaunchLogTable.displayedField(reason))"
         case .noSuchLaunch(let launch, let hint):
             return "no records of launch \(LaunchLogTable.displayedField(launch)) in the journal" + Self.suffix(hint)
         case .ambiguousLaunch(let prefix, let candidates):
@@ -41,7 +46,7 @@ public enum JournalReadError: Error, Sendable, Equatable, CustomStringConvertibl
     public var exitCode: Int32 {
         switch self {
         case .cannotOpen(_, let errno): errno == EACCES || errno == EPERM ? 77 : 74
-        case .readFailed: 74
+        case .readFailed, .cannotLoad: 74
         case .noSuchLaunch, .ambiguousLaunch, .noLaunch: 1
         }
     }

@@ -1,4 +1,4 @@
-import CSystemd
+import CLibsystemd
 import SplashCore
 
 extension JournalReader {
@@ -34,8 +34,8 @@ extension JournalReader {
 
     /// Walks back from the tail of the current matches to the first record with a launch id.
     private func newestLaunchField() throws(JournalReadError) -> String? {
-        try check(sd_journal_seek_tail(journal), "seek to the tail")
-        while try check(sd_journal_previous(journal), "read the previous record") > 0 {
+        try check(splashd_journal_seek_tail(journal), "seek to the tail")
+        while try check(splashd_journal_previous(journal), "read the previous record") > 0 {
             if let launch = field("SPLASHD_LAUNCH") { return launch }
         }
         return nil
@@ -44,17 +44,17 @@ extension JournalReader {
     /// Whether splashd wrote any record of `launch`.
     public func hasRecords(of launch: String) throws(JournalReadError) -> Bool {
         try select(launch: launch)
-        return try check(sd_journal_next(journal), "read the next record") > 0
+        return try check(splashd_journal_next(journal), "read the next record") > 0
     }
 
     /// The launch ids in the journal that start with `prefix` (sorted; records of splashd
     /// only), for ids given shortened as `splashctl history` prints them.
     public func launches(startingWith prefix: String) throws(JournalReadError) -> [String] {
-        try check(sd_journal_query_unique(journal, "SPLASHD_LAUNCH"), "list the launch ids")
+        try check(splashd_journal_query_unique(journal, "SPLASHD_LAUNCH"), "list the launch ids")
         var candidates: [String] = []
         var data: UnsafeRawPointer?
         var length = 0
-        while try check(sd_journal_enumerate_unique(journal, &data, &length), "list the launch ids") > 0 {
+        while try check(splashd_journal_enumerate_unique(journal, &data, &length), "list the launch ids") > 0 {
             guard let data, let value = Self.value(of: "SPLASHD_LAUNCH", in: data, length: length) else { continue }
             if value.hasPrefix(prefix) { candidates.append(value) }
         }

@@ -1,8 +1,9 @@
-import CSystemd
+import CLibsystemd
 import Glibc
 import SplashCore
 
-/// Reads splashd's launch records from the journal through libsystemd's sd-journal.
+/// Reads splashd's launch records from the journal through libsystemd's sd-journal (loaded with
+/// `dlopen` when the first reader opens: `CLibsystemd`).
 ///
 /// One reader owns one `sd_journal` handle, which is not thread-safe: the reader is a
 /// synchronous, non-`Sendable` type, used from one thread and closed when it goes away.
@@ -27,16 +28,17 @@ public final class JournalReader {
         var handle: OpaquePointer?
         let result: Int32
         if let directory {
-            result = sd_journal_open_directory(&handle, directory, 0)
+            result = splashd_journal_open_directory(&handle, directory, 0)
         } else {
-            result = sd_journal_open(&handle, Int32(SD_JOURNAL_LOCAL_ONLY))
+            result = splashd_journal_open(&handle, Int32(SD_JOURNAL_LOCAL_ONLY))
         }
+        if result == -ELIBACC { throw .cannotLoad(String(cString: splashd_journal_load_error())) }
         guard result >= 0, let handle else { throw .cannotOpen(directory: directory, errno: -result) }
         self.directory = directory
         journal = handle
     }
 
-    deinit { sd_journal_close(journal) }
+    deinit { splashd_journal_close(journal) }
 
     /// Why this user may see no records: ``JournalAccess/hint()`` for the system journal, nil for
     /// a directory (its files are the caller's choice).
@@ -48,14 +50,14 @@ public final class JournalReader {
     /// launch's records, oldest first.
     public func select(launch: String) throws(JournalReadError) {
         try match([("SPLASHD_LAUNCH", launch)])
-        try check(sd_journal_seek_head(journal), "seek to the head")
+        try check(splashd_journal_seek_head(journal), "seek to the head")
     }
 
     /// The next record of the selected launch, or nil when there is none (yet).
     public func next() throws(JournalReadError) -> LaunchLogRecord? {
-        while try check(sd_journal_next(journal), "read the next record") > 0 {
+        while try check(splashd_journal_next(journal), "read the next record") > 0 {
             var realtime: UInt64 = 0
-            try check(sd_journal_get_realtime_usec(journal, &realtime), "read a record's time")
+            try check(splashd_journal_get_realtime_usec(journal, &realtime), "read a record's time")
             var fields: [String: String] = [:]
             for name in LaunchLogRecord.fieldNames {
                 if let value = field(name) { fields[name] = value }
@@ -70,7 +72,7 @@ public final class JournalReader {
     /// Starts watching the journal files for changes. Call it before the first read, so that
     /// nothing written between reading and waiting is missed.
     public func startWatching() throws(JournalReadError) {
-        try check(sd_journal_get_fd(journal), "watch the journal")
+        try check(splashd_journal_get_fd(journal), "watch the journal")
     }
 
     /// How ``wait(interruptedBy:)`` ended.
@@ -86,10 +88,10 @@ public final class JournalReader {
     /// `sd_journal_wait`, with one more descriptor to poll: its parts `sd_journal_get_fd`,
     /// `sd_journal_get_events`, `sd_journal_get_timeout`, then `sd_journal_process`.
     public func wait(interruptedBy descriptor: Int32) throws(JournalReadError) -> WaitOutcome {
-        let fd = try check(sd_journal_get_fd(journal), "watch the journal")
-        let events = try check(sd_journal_get_events(journal), "watch the journal")
+        let fd = try check(splashd_journal_get_fd(journal), "watch the journal")
+        let events = try check(splashd_journal_get_events(journal), "watch the journal")
         var deadline: UInt64 = 0
-        try check(sd_journal_get_timeout(journal, &deadline), "watch the journal")
+        try check(splashd_journal_get_timeout(journal, &deadline), "watch the journal")
         var fds = [
             pollfd(fd: fd, events: Int16(truncatingIfNeeded: events), revents: 0),
             pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
@@ -100,7 +102,7 @@ public final class JournalReader {
             return .changed
         }
         if fds[1].revents != 0 { return .interrupted }
-        try check(sd_journal_process(journal), "process the journal's changes")
+        try check(splashd_journal_process(journal), "process the journal's changes")
         return .changed
     }
 
@@ -118,10 +120,10 @@ public final class JournalReader {
 
     /// Replaces the matches with splashd's identifier and `fields` (all must match).
     func match(_ fields: [(name: String, value: String)]) throws(JournalReadError) {
-        sd_journal_flush_matches(journal)
+        splashd_journal_flush_matches(journal)
         for (name, value) in [("SYSLOG_IDENTIFIER", Self.identifier)] + fields {
             var bytes = Array("\(name)=\(value)".utf8)
-            try check(sd_journal_add_match(journal, &bytes, bytes.count), "match \(name)")
+            try check(splashd_journal_add_match(journal, &bytes, bytes.count), "match \(name)")
         }
     }
 
@@ -129,7 +131,7 @@ public final class JournalReader {
     func field(_ name: String) -> String? {
         var data: UnsafeRawPointer?
         var length = 0
-        guard sd_journal_get_data(journal, name, &data, &length) >= 0, let data else { return nil }
+        guard splashd_journal_get_data(journal, name, &data, &length) >= 0, let data else { return nil }
         return Self.value(of: name, in: data, length: length)
     }
 

@@ -5,15 +5,22 @@ public import ArgumentParser
 import Logging
 import SplashConfig
 import SplashCore
+import SplashCtl
 import SplashDaemon
 import SplashSystemd
 import SplashSupport
 
-/// The entry point: the run command line in its usual forms is read directly (`RunArguments`, no
-/// reflection), anything else by swift-argument-parser, which owns help, `check` and every error.
+/// The entry point: `splashctl` when called by that name (the package's `splashctl` is a link to
+/// this executable); else the run command line in its usual forms is read directly
+/// (`RunArguments`, no reflection), anything else by swift-argument-parser, which owns help,
+/// `check` and every error.
 @main
 enum SplashdEntry {
     static func main() async {
+        if let name = CommandLine.arguments.first, Splashctl.isCalled(name) {
+            Splashctl.main()
+            return
+        }
         guard let arguments = RunArguments.parse(Array(CommandLine.arguments.dropFirst())) else {
             await Splashd.main()
             return

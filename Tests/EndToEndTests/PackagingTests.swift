@@ -63,8 +63,11 @@ import TestSupport
         "usr/share/zsh/vendor-completions/_splashd",
     ]
 
+    /// The links, and what each points at.
+    static let links = ["usr/bin/splashctl": "splashd"]
+
     static let executables: Set<String> = [
-        "usr/bin/splashctl", "usr/bin/splashd", "usr/bin/splashd-web", "usr/bin/splashd-otel",
+        "usr/bin/splashd", "usr/bin/splashd-web", "usr/bin/splashd-otel",
         "usr/lib/splashd/plugins/wait-device/wait-device.sh",
         "usr/lib/splashd/plugins/wait-network/wait-network.sh",
     ]
@@ -78,6 +81,7 @@ import TestSupport
         let result = try Self.makeInstall(destination: root.path)
         try #require(result.status == 0, "make install failed:\n\(result.stdout)\(result.stderr)")
         try laysOutExactlyTheExpectedFiles(root.path)
+        try splashctlIsALinkToSplashd(root.path)
         try modesAreThoseOfAPackage(root.path)
         try binariesAreStrippedAndRun(root.path)
         try systemdFilesAndPluginsAreTheRepositorys(root.path)
@@ -95,8 +99,17 @@ import TestSupport
         #expect(expected.subtracting(installed).sorted() == [], "expected but not installed")
     }
 
+    /// One executable for the daemon and its client (docs/packaging.md): splashctl is a relative
+    /// link, so it stays right under another DESTDIR or prefix.
+    func splashctlIsALinkToSplashd(_ root: String) throws {
+        for (path, target) in Self.links {
+            let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(root)/\(path)")
+            #expect(destination == target, "\(path) -> \(destination ?? "not a link")")
+        }
+    }
+
     func modesAreThoseOfAPackage(_ root: String) throws {
-        for path in Self.paths(under: root, directories: true) {
+        for path in Self.paths(under: root, directories: true) where Self.links[path] == nil {
             let attributes = try FileManager.default.attributesOfItem(atPath: "\(root)/\(path)")
             let mode = (attributes[.posixPermissions] as? Int ?? 0) & 0o7777
             let isDirectory = attributes[.type] as? FileAttributeType == .typeDirectory
@@ -210,7 +223,8 @@ import TestSupport
         let recorded = text.split(separator: "\n").dropFirst().first.flatMap { line in
             line.range(of: "(sha256 ").map { String(line[$0.upperBound...].prefix(64)) }
         }
-        let dump = try ProcessRunner.run("\(Binaries.directory)/\(tool)", ["--experimental-dump-help"])
+        let binary = tool == "splashctl" ? Binaries.splashctl : "\(Binaries.directory)/\(tool)"
+        let dump = try ProcessRunner.run(binary, ["--experimental-dump-help"])
         #expect(dump.status == 0, "\(dump.stderr)")
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

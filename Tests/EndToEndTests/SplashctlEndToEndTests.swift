@@ -74,4 +74,38 @@ import TestSupport
         #expect(result.status == 69)
         #expect(result.stderr.contains("splashd is not running"))
     }
+
+    /// The package's splashctl is splashd under another name (docs/packaging.md): the help is
+    /// splashctl's, and a name that only ends in "splashctl" is the daemon's.
+    @Test func splashdCalledSplashctlIsSplashctl() throws {
+        let help = try ProcessRunner.run(Binaries.splashctl, ["--help"])
+        #expect(help.status == 0 && help.stdout.hasPrefix("OVERVIEW: Inspect and control the splash screen daemon (splashd)."), "\(help.stdout)")
+        #expect(help.stdout.contains("USAGE: splashctl"))
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let other = dir.file("old-splashctl")
+        try FileManager.default.createSymbolicLink(atPath: other, withDestinationPath: Binaries.splashd)
+        let daemonHelp = try ProcessRunner.run(other, ["--help"])
+        #expect(daemonHelp.stdout.hasPrefix("OVERVIEW: The splash-screen daemon"), "\(daemonHelp.stdout)")
+    }
+
+    /// libsystemd is loaded only by `logs` (and [app]): with it unloadable (a file that is not a
+    /// library bound over it, in a mount namespace of the command's own), the other commands
+    /// work and `logs` says what is missing and exits 74.
+    @Test(.enabled(if: getuid() == 0 && Tool.has("unshare") && Tool.has("ldconfig"), "needs root, unshare and ldconfig"))
+    func withoutLibsystemdOnlyLogsFails() throws {
+        let daemon = try DaemonProcess(config: Self.config)
+        let script = """
+            lib=$(ldconfig -p | sed -n 's/^[[:space:]]*libsystemd\\.so\\.0 .*=> //p' | head -n 1)
+            [ -n "$lib" ] || { echo "no libsystemd.so.0 in ldconfig's cache" >&2; exit 100; }
+            mount --bind /dev/null "$(realpath "$lib")" || exit 101
+            "$0" --socket "$1" status --json >/dev/null || exit 102
+            "$0" logs last
+            """
+        let result = try ProcessRunner.run(
+            Tool.path("unshare")!, ["--mount", "--propagation", "private", "sh", "-c", script, Binaries.splashctl, daemon.socketPath]
+        )
+        #expect(result.status == 74, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.hasPrefix("splashctl: cannot read the journal without libsystemd: cannot load libsystemd.so.0: "), "\(result.stderr)")
+    }
 }

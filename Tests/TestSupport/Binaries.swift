@@ -12,7 +12,24 @@ public enum Binaries {
     }()
 
     public static var splashd: String { "\(directory)/splashd" }
-    public static var splashctl: String { "\(directory)/splashctl" }
+
+    /// `splashctl` as the package installs it: a link named `splashctl` to `splashd`, which is
+    /// splashctl when called by that name (in `multi-call/` beside the build's products; the
+    /// build's own `splashctl` executable is the same code, for development).
+    public static let splashctl: String = {
+        let dir = "\(directory)/multi-call"
+        let link = "\(dir)/splashctl"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        if (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) != "../splashd" {
+            // Made under a name of this process's, then renamed over: test processes running at
+            // once each see a whole link.
+            let staged = "\(dir)/.splashctl.\(getpid())"
+            try? FileManager.default.removeItem(atPath: staged)
+            try? FileManager.default.createSymbolicLink(atPath: staged, withDestinationPath: "../splashd")
+            rename(staged, link)
+        }
+        return link
+    }()
 
     /// The package's root directory (for `plugins/`).
     public static let packageRoot: String = {

@@ -1,10 +1,14 @@
-import ArgumentParser
+public import ArgumentParser
 import SplashCore
 
 /// `splashctl`: inspect and control splashd over its socket.
-@main
-struct Splashctl: ParsableCommand {
-    static let configuration = CommandConfiguration(
+///
+/// The command line lives in this library so that one executable can be both programs: the
+/// package installs `splashctl` as a link to `splashd`, which runs ``Splashctl`` when it is
+/// called by that name (docs/packaging.md). The `splashctl` executable of a development build
+/// runs it too.
+public struct Splashctl: ParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "splashctl",
         abstract: "Inspect and control the splash screen daemon (splashd).",
         discussion: """
@@ -22,4 +26,11 @@ struct Splashctl: ParsableCommand {
 
     @Option(help: ArgumentHelp("The daemon's socket.", discussion: "Default: $SPLASHD_SOCKET, else \(SocketDefaults.path)."))
     var socket: String?
+
+    public init() {}
+
+    /// Whether a program called `argv0` (its path as run) is `splashctl`.
+    public static func isCalled(_ argv0: String) -> Bool {
+        argv0.split(separator: "/", omittingEmptySubsequences: false).last == "splashctl"
+    }
 }

@@ -1,5 +1,4 @@
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -9,9 +8,10 @@
 #include <time.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
-#include "CSystemdBus.h"
+#include "CLibsystemdBus.h"
+#include "libsystemd.h"
 
-// The functions used, resolved from libsystemd.so.0 once.
+// The functions used, resolved from libsystemd.so.0 (loaded by libsystemd.c) once.
 static struct {
     int loaded; // 1 loaded, <0 failed (-errno)
     char error[200];
@@ -35,18 +35,12 @@ static struct {
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
 static void load(void) {
-    void *handle = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+    void *handle = splashd_libsystemd_handle(lib.error, sizeof lib.error);
     if (!handle) {
-        snprintf(lib.error, sizeof lib.error, "cannot load libsystemd.so.0: %s", dlerror());
         lib.loaded = -ENOENT;
         return;
     }
-#define RESOLVE(field, symbol)                                                                   \
-    if (!(lib.field = (__typeof__(lib.field))dlsym(handle, #symbol))) {                          \
-        snprintf(lib.error, sizeof lib.error, "libsystemd.so.0 has no %s", #symbol);            \
-        lib.loaded = -ENOSYS;                                                                    \
-        return;                                                                                  \
-    }
+#define RESOLVE(field, symbol) SPLASHD_RESOLVE(handle, lib, field, symbol)
     RESOLVE(open_system, sd_bus_open_system)
     RESOLVE(flush_close_unref, sd_bus_flush_close_unref)
     RESOLVE(call_method, sd_bus_call_method)

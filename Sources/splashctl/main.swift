@@ -1,0 +1,4 @@
+import SplashCtl
+
+// splashctl of a development build; the package's is `splashd` under this name.
+Splashctl.main()
