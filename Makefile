@@ -21,9 +21,11 @@ release:
 # Three: the package's splashctl is a link to splashd (one executable, called by either name).
 # They export no symbols (packaging/executable-symbols.map), and are linked by lld with packed
 # relative relocations (RELR, glibc 2.36+): smaller, faster to start, less memory (docs/benchmarks.md,
-# "Start-up").
+# "Start-up"); without DWARF unwind tables (packaging/no-unwind-tables.ld: 16 % of the daemon, which
+# nothing unwinds with at run time; docs/benchmarks.md, "Package sizes").
 DIST_FLAGS = -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
-	-Xlinker --version-script=$(CURDIR)/packaging/executable-symbols.map
+	-Xlinker --version-script=$(CURDIR)/packaging/executable-symbols.map \
+	-Xlinker $(CURDIR)/packaging/no-unwind-tables.ld -Xlinker --no-eh-frame-hdr
 dist:
 	$(SWIFT) build -c release --static-swift-stdlib --product splashd $(DIST_FLAGS)
 	$(SWIFT) build -c release --static-swift-stdlib --product splashd-web $(DIST_FLAGS)
