@@ -21,6 +21,16 @@ scripts/fuzz.sh --runs 50000 --seed 1
 # (docs/system-tests.md). Needs root for systemd-nspawn; skipped with a message otherwise.
 make deb
 lintian --fail-on error,warning dist/*.deb
+# SPEC §11's budget for the splashd package (daemon, splashctl, units, plugins): at most 8 MB to
+# download and 25 MB installed (dpkg's Installed-Size, in KiB; docs/benchmarks.md, "Package sizes").
+deb=$(ls dist/splashd_*.deb)
+download=$(stat -c %s "$deb")
+installed=$(dpkg-deb -f "$deb" Installed-Size)
+echo "test: $deb: $download bytes to download, $installed KiB installed (budget 8000000 bytes, 25000 KiB)"
+if [ "$download" -gt 8000000 ] || [ "$installed" -gt 25000 ]; then
+  echo "test: the splashd package is over its budget" >&2
+  exit 1
+fi
 if [ "$(id -u)" -eq 0 ]; then
   scripts/system-test.sh dist/splashd_*.deb
 else
