@@ -49,7 +49,7 @@ struct Open: ParsableCommand {
     func run() throws { try Session(socket: parent.socket).control(.open(url: url)) }
 }
 
-/// `splashctl relaunch`.
+/// `splashctl resume`.
 struct Resume: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "The app is active again or the display woke: check the session without the splash (SPEC §14)."
@@ -58,6 +58,7 @@ struct Resume: ParsableCommand {
     func run() throws { try Session(socket: parent.socket).control(.resume) }
 }
 
+/// `splashctl relaunch`.
 struct Relaunch: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Start a new launch (phase finished).")
     @ParentCommand var parent: Splashctl
