@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: build release dist install deb man test bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app toml-test demo clean fuzz sanitize
+.PHONY: build release dist install deb man test bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw toml-test demo clean fuzz sanitize
 
 build:
 	$(SWIFT) build
@@ -77,6 +77,13 @@ bench-renderer: build
 # time from the app's death to the splash's first state (docs/benchmarks.md, "The app's life").
 bench-app: dist
 	/usr/bin/python3 scripts/bench-app.py .build/release/splashd
+
+# The native renderer's drawing: one frame of the reference theme drawn in memory at 1920x1080 and
+# 3840x2160 (entry, still, slow, error), release build (docs/benchmarks.md, "The native renderer's
+# drawing").
+bench-draw:
+	$(SWIFT) build -c release --product draw-bench
+	.build/release/draw-bench renderer/themes/reference
 
 # Config loading time against the number of steps (5,000 to 80,000): `splashd check`, release build.
 bench-config: dist

@@ -92,6 +92,22 @@ let package = Package(
         .target(name: "CLibsystemd", linkerSettings: [.linkedLibrary("dl")]),
         // Reading a launch's journal records (sd-journal) and formatting them: `splashctl logs`.
         .target(name: "SplashJournal", dependencies: ["CLibsystemd", "SplashCore"], swiftSettings: strict),
+        // The native renderer's drawing (SPEC §13): Debian's C libraries made for the job. cairo
+        // draws (and reads PNG logos), pango lays out and draws the theme's texts in its font
+        // (HarfBuzz, FreeType, fontconfig beneath), librsvg draws SVG logos. The same three
+        // Plymouth's label and two-step plugins use; docs/benchmarks.md has what they cost.
+        // (pango's and librsvg's pkg-config flags carry glib's `-pthread`, which SwiftPM drops with
+        // a "prohibited flag" warning: nothing needs it, the Swift runtime links libpthread.)
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CPango", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev"])]),
+        .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
+        // The splash drawn from a theme and a state: layout and timeline (pure), painted with
+        // cairo into any memory (a test's image, a DRM buffer). Only the native renderer links it.
+        .target(
+            name: "SplashDraw",
+            dependencies: ["CCairo", "CPango", "CRsvg", "SplashCore", "SplashTheme"],
+            swiftSettings: strict
+        ),
         // The built-in bootstrap plugins: auth-refresh, config-fetch, launch-counter, quick-action.
         .target(
             name: "SplashBuiltins",
@@ -209,6 +225,8 @@ let package = Package(
         ),
         // toml-test's decoder interface over the TOML reader (TOML on stdin, tagged JSON on
         // stdout), to hold it against the conformance suite: `make toml-test`.
+        // `make bench-draw`: one frame of a theme drawn in memory at 1080p and 4K (not shipped).
+        .executableTarget(name: "draw-bench", dependencies: ["SplashDraw", "SplashCore", "SplashSupport", "SplashTheme"], swiftSettings: strict),
         .executableTarget(name: "toml-test-decoder", dependencies: ["SplashConfig", "SplashSupport"], swiftSettings: strict),
         .target(
             name: "TestSupport",
@@ -226,6 +244,10 @@ let package = Package(
         .testTarget(name: "SplashSupportTests", dependencies: ["SplashSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SplashConfigTests", dependencies: ["SplashConfig", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SplashThemeTests", dependencies: ["SplashTheme", "SplashConfig", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "SplashDrawTests", dependencies: ["SplashDraw", "SplashTheme", "SplashCore", "TestSupport"],
+            exclude: ["References"], swiftSettings: strict
+        ),
         .testTarget(
             name: "SplashPluginsTests",
             dependencies: ["SplashPlugins", "TestSupport", .product(name: "Logging", package: "swift-log")],

@@ -7,6 +7,9 @@ command -v setpriv >/dev/null || need+=(util-linux)
 command -v python3 >/dev/null || need+=(python3)
 command -v dot >/dev/null || need+=(graphviz)          # the tests parse `splashctl graph` output
 pkg-config --exists libsystemd 2>/dev/null || need+=(libsystemd-dev pkg-config)  # sd-journal: `splashctl logs`
+for pc in cairo pangocairo librsvg-2.0; do               # the native renderer's drawing (SplashDraw)
+  pkg-config --exists "$pc" 2>/dev/null || need+=(libcairo2-dev libpango1.0-dev librsvg2-dev pkg-config)
+done
 command -v make >/dev/null || need+=(make)             # PackagingTests run `make install`
 command -v systemd-nspawn >/dev/null || need+=(systemd-container)   # scripts/system-test.sh boots a container
 command -v jq >/dev/null || need+=(jq)                  # ... and reads the journal and states with jq

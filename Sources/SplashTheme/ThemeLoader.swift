@@ -300,8 +300,10 @@ public enum ThemeLoader {
         return (max(a, b) + 0.05) / (min(a, b) + 0.05)
     }
 
-    /// A theme color as red, green, blue (0–255) and alpha (0–1); nil for `transparent`.
-    static func rgba(_ text: String) -> (r: Double, g: Double, b: Double, alpha: Double)? {
+    /// A theme color as red, green, blue (0–255) and alpha (0–1); nil for `transparent` (and for
+    /// what is not a color of the grammar). Renderers that draw themselves (SplashDraw) read
+    /// colors with it.
+    public static func rgba(_ text: String) -> (r: Double, g: Double, b: Double, alpha: Double)? {
         guard isColor(text), text != "transparent" else { return nil }
         if text.hasPrefix("#") {
             let digits = Array(text.dropFirst())

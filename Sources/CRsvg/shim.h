@@ -1,0 +1,2 @@
+// librsvg (SplashDraw): SVG logos drawn onto cairo at any size.
+#include <librsvg/rsvg.h>

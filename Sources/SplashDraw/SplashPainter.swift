@@ -1,0 +1,394 @@
+import CCairo
+import CPango
+import CRsvg
+import Glibc
+import SplashCore
+public import SplashTheme
+
+/// How a picture is turned on its buffer: the splash is laid out upright for the turned size and
+/// drawn turned clockwise by this many degrees (a portrait panel mounted on its side).
+public enum SplashRotation: Int, Sendable, CaseIterable {
+    case none = 0, quarter = 90, half = 180, threeQuarters = 270
+
+    /// The upright size of a buffer of `width` × `height`.
+    public func upright(width: Double, height: Double) -> (width: Double, height: Double) {
+        self == .quarter || self == .threeQuarters ? (height, width) : (width, height)
+    }
+}
+
+/// Draws a theme's splash with cairo, pango and librsvg: SPEC §10's page, in pixels.
+///
+/// One painter per theme (it holds the logo, read once, and the texts' layouts, made once per
+/// size); not thread-safe: used from the renderer's one drawing thread.
+public final class SplashPainter {
+    public let theme: Theme
+    public let palette: Theme.Palette
+    public let timeline: SplashTimeline
+    private let logo: Logo?
+    private let family: String
+    private let fontContext: OpaquePointer
+    private var layouts: [LayoutKey: OpaquePointer] = [:]
+
+    private enum Logo {
+        case svg(UnsafeMutablePointer<RsvgHandle>)
+        case png(OpaquePointer)
+    }
+
+    /// A painter for `theme`, whose files are in `directory`; `dark` picks the dark palette
+    /// (`appearance = "auto"` is light on a display with no system setting, SPEC §13).
+    public init(theme: Theme, directory: String, dark: Bool? = nil) throws(SplashDrawError) {
+        self.theme = theme
+        let useDark = dark ?? (theme.appearance == .dark)
+        palette = useDark ? theme.dark : theme.light
+        timeline = SplashTimeline(reduceMotion: theme.motion == .reduce)
+        family = (theme.font.map { "\($0)," } ?? "") + "sans-serif"
+        fontContext = pango_font_map_create_context(pango_cairo_font_map_get_default())
+        if let name = theme.logo {
+            let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+            logo = try Self.readLogo(path)
+        } else {
+            logo = nil
+        }
+    }
+
+    deinit {
+        for layout in layouts.values { g_object_unref(UnsafeMutableRawPointer(layout)) }
+        g_object_unref(UnsafeMutableRawPointer(fontContext))
+        switch logo {
+        case .svg(let handle): g_object_unref(UnsafeMutableRawPointer(handle))
+        case .png(let surface): cairo_surface_destroy(surface)
+        case nil: break
+        }
+    }
+
+    private static func readLogo(_ path: String) throws(SplashDrawError) -> Logo {
+        if path.lowercased().hasSuffix(".svg") {
+            var error: UnsafeMutablePointer<GError>?
+            guard let handle = rsvg_handle_new_from_file(path, &error) else {
+                let reason = error.map { String(cString: $0.pointee.message) } ?? "not an SVG image"
+                if let error { g_error_free(error) }
+                throw .badLogo(path: path, reason: reason)
+            }
+            return .svg(handle)
+        }
+        let surface = cairo_image_surface_create_from_png(path)!
+        let status = cairo_surface_status(surface)
+        guard status == CAIRO_STATUS_SUCCESS else {
+            cairo_surface_destroy(surface)
+            throw .badLogo(path: path, reason: String(cString: cairo_status_to_string(status)))
+        }
+        return .png(surface)
+    }
+
+    // MARK: Layout
+
+    /// The texts' styles: the page's CSS.
+    struct TextStyle: Hashable {
+        var size: Double
+        var weight: Int
+        var lineHeight: Double
+        var letterSpacing: Double = 0
+
+        static let name = TextStyle(size: 32, weight: 700, lineHeight: 40, letterSpacing: -0.5)
+        static let tagline = TextStyle(size: 14, weight: 400, lineHeight: 20)
+        static let step = TextStyle(size: 13, weight: 400, lineHeight: 18)
+        static let errorTitle = TextStyle(size: 16, weight: 500, lineHeight: 22)
+        static let errorDetail = TextStyle(size: 14, weight: 400, lineHeight: 20)
+        static let button = TextStyle(size: 15, weight: 600, lineHeight: 15)
+    }
+
+    private struct LayoutKey: Hashable {
+        var text: String
+        var style: TextStyle
+        var width: Int
+    }
+
+    /// A pango layout of `text` wrapped (centered) within `width`.
+    private func textLayout(_ text: String, _ style: TextStyle, width: Double) -> OpaquePointer {
+        let key = LayoutKey(text: text, style: style, width: Int(width.rounded()))
+        if let layout = layouts[key] { return layout }
+        let layout = pango_layout_new(fontContext)!
+        let font = pango_font_description_new()
+        pango_font_description_set_family(font, family)
+        pango_font_description_set_weight(font, PangoWeight(rawValue: UInt32(style.weight)))
+        pango_font_description_set_absolute_size(font, style.size * Double(PANGO_SCALE))
+        pango_layout_set_font_description(layout, font)
+        pango_font_description_free(font)
+        let attributes = pango_attr_list_new()
+        if style.letterSpacing != 0 {
+            pango_attr_list_insert(attributes, pango_attr_letter_spacing_new(Int32(style.letterSpacing * Double(PANGO_SCALE))))
+        }
+        pango_attr_list_insert(attributes, pango_attr_line_height_new_absolute(Int32(style.lineHeight * Double(PANGO_SCALE))))
+        pango_layout_set_attributes(layout, attributes)
+        pango_attr_list_unref(attributes)
+        pango_layout_set_width(layout, Int32(max(width, 1) * Double(PANGO_SCALE)))
+        pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
+        pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER)
+        pango_layout_set_text(layout, text, -1)
+        layouts[key] = layout
+        return layout
+    }
+
+    /// The size of `text` laid out within `width`: the widest line, and the lines' height.
+    private func measure(_ text: String, _ style: TextStyle, width: Double) -> (width: Double, height: Double) {
+        var ink = PangoRectangle(), logical = PangoRectangle()
+        pango_layout_get_pixel_extents(textLayout(text, style, width: width), &ink, &logical)
+        let lines = Double(pango_layout_get_line_count(textLayout(text, style, width: width)))
+        return (Double(logical.width), max(Double(logical.height), lines * style.lineHeight))
+    }
+
+    /// Where everything goes on an upright picture of `width` × `height`.
+    public func layout(_ view: SplashView, width: Double, height: Double) -> SplashLayout {
+        let error = view.phase == .error ? view.error : nil
+        // Small panels: in the error view the logo moves up to leave room for the buttons.
+        let small = error != nil && height <= 560
+        let logo = SplashLayout.Rect(x: width / 2 - 60, y: small ? 24 : height / 2 - 100, width: 120, height: 120)
+        let column = max(width - 32, 1)
+        var y = small ? 160 : height / 2 + 44
+        func block(_ text: String, _ style: TextStyle, maxWidth: Double) -> SplashLayout.Rect {
+            let size = measure(text, style, width: maxWidth)
+            defer { y += size.height }
+            return SplashLayout.Rect(x: width / 2 - maxWidth / 2, y: y, width: maxWidth, height: size.height)
+        }
+        let name = block(theme.name, .name, maxWidth: column)
+        var layout = SplashLayout(width: width, height: height, logo: logo, name: name)
+        if let tagline = theme.tagline, !tagline.isEmpty {
+            y += 8
+            layout.tagline = block(tagline, .tagline, maxWidth: min(280, column))
+        }
+        y += 32
+        if let error {
+            layout.errorIcon = SplashLayout.Rect(x: width / 2 - 12, y: y, width: 24, height: 24)
+            y += 24 + 12
+            let textWidth = min(320, column)
+            layout.errorTitle = block(error.title, .errorTitle, maxWidth: textWidth)
+            if let detail = error.detail, !detail.isEmpty {
+                y += 4
+                layout.errorDetail = block(detail, .errorDetail, maxWidth: textWidth)
+            }
+            y += 24
+            let widths = error.buttons.map { max(96, measure($0.title, .button, width: 1000).width + 32) }
+            let total = widths.reduce(0, +) + Double(max(widths.count - 1, 0)) * 12
+            var x = width / 2 - total / 2
+            for (button, buttonWidth) in zip(error.buttons, widths) {
+                layout.buttons.append((button, SplashLayout.Rect(x: x, y: y, width: buttonWidth, height: 44)))
+                x += buttonWidth + 12
+            }
+        } else if view.phase == .loading, view.slow {
+            let indicatorWidth: Double = theme.indicator == .dots ? 40 : 24
+            layout.indicator = SplashLayout.Rect(x: width / 2 - indicatorWidth / 2, y: y, width: indicatorWidth, height: 24)
+            y += 24
+            if theme.showProgress {
+                y += 8
+                layout.progress = SplashLayout.Rect(x: width / 2 - 80, y: y, width: 160, height: 4)
+                y += 4
+            }
+            if theme.showStep, let step = view.step, !step.isEmpty {
+                y += 8
+                layout.step = block(step, .step, maxWidth: min(280, column))
+            }
+        }
+        return layout
+    }
+
+    // MARK: Drawing
+
+    /// Draws `view` at `times` on all of `image`, turned by `rotation`.
+    public func draw(_ view: SplashView, at times: SplashTimeline.Times, into image: SplashImage, rotation: SplashRotation = .none) {
+        let cr = cairo_create(image.surface)!
+        defer { cairo_destroy(cr) }
+        let (width, height) = rotation.upright(width: Double(image.width), height: Double(image.height))
+        switch rotation {
+        case .none: break
+        case .quarter:
+            cairo_translate(cr, Double(image.width), 0)
+            cairo_rotate(cr, Double.pi / 2)
+        case .half:
+            cairo_translate(cr, Double(image.width), Double(image.height))
+            cairo_rotate(cr, Double.pi)
+        case .threeQuarters:
+            cairo_translate(cr, 0, Double(image.height))
+            cairo_rotate(cr, -Double.pi / 2)
+        }
+        let layout = self.layout(view, width: width, height: height)
+        setColor(cr, palette.background)
+        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
+        cairo_paint(cr)
+        cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
+        drawLogo(cr, layout.logo, at: times.sinceShown)
+        let text = timeline.text(at: times.sinceShown)
+        drawText(cr, theme.name, .name, in: layout.name, color: palette.foreground, opacity: text.opacity, offset: text.offset)
+        if let rect = layout.tagline, let tagline = theme.tagline {
+            drawText(cr, tagline, .tagline, in: rect, color: palette.secondary, opacity: text.opacity, offset: text.offset)
+        }
+        if let sinceSlow = times.sinceSlow, let rect = layout.indicator {
+            let opacity = timeline.indicator(sinceSlow: sinceSlow)
+            drawIndicator(cr, rect, sinceSlow: sinceSlow, opacity: opacity)
+            if let bar = layout.progress { drawProgress(cr, bar, progress: view.progress, opacity: opacity) }
+            if let rect = layout.step, let step = view.step {
+                drawText(cr, step, .step, in: rect, color: palette.secondary, opacity: opacity, offset: 0)
+            }
+        }
+        if let error = view.error, view.phase == .error {
+            drawError(cr, error, layout)
+        }
+    }
+
+    private func setColor(_ cr: OpaquePointer, _ css: String, opacity: Double = 1) {
+        let c = ThemeLoader.rgba(css) ?? (0, 0, 0, 0)
+        cairo_set_source_rgba(cr, c.r / 255, c.g / 255, c.b / 255, c.alpha * opacity)
+    }
+
+    private func drawLogo(_ cr: OpaquePointer, _ box: SplashLayout.Rect, at t: Double) {
+        let state = timeline.logo(at: t)
+        guard state.opacity > 0 else { return }
+        let circle = palette.logoBackground != "transparent"
+        cairo_save(cr)
+        // The group (for the opacity) only as large as the logo and its shadow, not the screen.
+        cairo_rectangle(cr, box.x - 40, box.y - 40, box.width + 80, box.height + 88)
+        cairo_clip(cr)
+        cairo_push_group(cr)
+        cairo_translate(cr, box.midX, box.midY)
+        cairo_scale(cr, state.scale, state.scale)
+        if circle {
+            // box-shadow: 0 8px 24px rgba(0,0,0,.15): a disc blurred with σ = 12 px, 8 px lower.
+            let pattern = cairo_pattern_create_radial(0, 8, 0, 0, 8, 60 + 36)!
+            for step in 0...24 {
+                let r = Double(step) / 24 * (60 + 36)
+                let z = (60 - r) / 12
+                let alpha = 0.15 * 0.5 * (1 + erf(z / 2.0.squareRoot()))
+                cairo_pattern_add_color_stop_rgba(pattern, r / (60 + 36), 0, 0, 0, alpha)
+            }
+            cairo_set_source(cr, pattern)
+            cairo_arc(cr, 0, 8, 60 + 36, 0, 2 * Double.pi)
+            cairo_fill(cr)
+            cairo_pattern_destroy(pattern)
+            setColor(cr, palette.logoBackground)
+            cairo_arc(cr, 0, 0, 60, 0, 2 * Double.pi)
+            cairo_fill(cr)
+        }
+        let side: Double = circle ? 72 : 120
+        switch logo {
+        case .svg(let handle):
+            var viewport = RsvgRectangle(x: -side / 2, y: -side / 2, width: side, height: side)
+            if circle {
+                cairo_arc(cr, 0, 0, 60, 0, 2 * Double.pi)
+                cairo_clip(cr)
+            }
+            _ = rsvg_handle_render_document(handle, cr, &viewport, nil)
+        case .png(let surface):
+            let w = Double(cairo_image_surface_get_width(surface)), h = Double(cairo_image_surface_get_height(surface))
+            let scale = min(side / w, side / h)
+            if circle {
+                cairo_arc(cr, 0, 0, 60, 0, 2 * Double.pi)
+                cairo_clip(cr)
+            }
+            cairo_scale(cr, scale, scale)
+            cairo_set_source_surface(cr, surface, -w / 2, -h / 2)
+            cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
+            cairo_paint(cr)
+        case nil: break
+        }
+        cairo_pop_group_to_source(cr)
+        cairo_paint_with_alpha(cr, state.opacity)
+        cairo_restore(cr)
+    }
+
+    private func drawText(
+        _ cr: OpaquePointer, _ text: String, _ style: TextStyle, in rect: SplashLayout.Rect, color: String, opacity: Double,
+        offset: Double
+    ) {
+        guard opacity > 0 else { return }
+        let layout = textLayout(text, style, width: rect.width)
+        setColor(cr, color, opacity: opacity)
+        cairo_move_to(cr, rect.x, rect.y + offset)
+        pango_cairo_update_layout(cr, layout)
+        pango_cairo_show_layout(cr, layout)
+    }
+
+    private func drawIndicator(_ cr: OpaquePointer, _ rect: SplashLayout.Rect, sinceSlow: Double, opacity: Double) {
+        switch theme.indicator {
+        case .dots:
+            for index in 0..<3 {
+                setColor(cr, palette.indicator, opacity: opacity * timeline.dot(index, sinceSlow: sinceSlow))
+                cairo_arc(cr, rect.x + 4 + Double(index) * 16, rect.midY, 4, 0, 2 * Double.pi)
+                cairo_fill(cr)
+            }
+        case .spinner:
+            let turn = timeline.spinner(sinceSlow: sinceSlow)
+            setColor(cr, palette.indicator, opacity: opacity)
+            cairo_set_line_width(cr, 3)
+            cairo_new_sub_path(cr)
+            // A ring whose right quarter is transparent (border-right-color), turned.
+            cairo_arc(cr, rect.midX, rect.midY, 10.5, Double.pi / 4 + turn, 7 * Double.pi / 4 + turn)
+            cairo_stroke(cr)
+        }
+    }
+
+    private func roundedRect(_ cr: OpaquePointer, _ r: SplashLayout.Rect, radius: Double) {
+        let radius = min(radius, r.width / 2, r.height / 2)
+        cairo_new_sub_path(cr)
+        cairo_arc(cr, r.x + r.width - radius, r.y + radius, radius, -Double.pi / 2, 0)
+        cairo_arc(cr, r.x + r.width - radius, r.y + r.height - radius, radius, 0, Double.pi / 2)
+        cairo_arc(cr, r.x + radius, r.y + r.height - radius, radius, Double.pi / 2, Double.pi)
+        cairo_arc(cr, r.x + radius, r.y + radius, radius, Double.pi, 3 * Double.pi / 2)
+        cairo_close_path(cr)
+    }
+
+    private func drawProgress(_ cr: OpaquePointer, _ rect: SplashLayout.Rect, progress: Double, opacity: Double) {
+        setColor(cr, palette.indicator, opacity: opacity * 0.25)
+        roundedRect(cr, rect, radius: 2)
+        cairo_fill(cr)
+        let filled = SplashLayout.Rect(x: rect.x, y: rect.y, width: rect.width * min(max(progress, 0), 1), height: rect.height)
+        guard filled.width > 0 else { return }
+        cairo_save(cr)
+        roundedRect(cr, rect, radius: 2)
+        cairo_clip(cr)
+        setColor(cr, palette.indicator, opacity: opacity)
+        cairo_rectangle(cr, filled.x, filled.y, filled.width, filled.height)
+        cairo_fill(cr)
+        cairo_restore(cr)
+    }
+
+    private func drawError(_ cr: OpaquePointer, _ error: SplashView.ErrorView, _ layout: SplashLayout) {
+        if let icon = layout.errorIcon {
+            setColor(cr, palette.error)
+            cairo_arc(cr, icon.midX, icon.midY, 12, 0, 2 * Double.pi)
+            cairo_fill(cr)
+            cairo_set_source_rgba(cr, 1, 1, 1, 1)
+            cairo_set_line_width(cr, 2)
+            cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
+            cairo_move_to(cr, icon.x + 8.5, icon.y + 8.5)
+            cairo_line_to(cr, icon.x + 15.5, icon.y + 15.5)
+            cairo_move_to(cr, icon.x + 15.5, icon.y + 8.5)
+            cairo_line_to(cr, icon.x + 8.5, icon.y + 15.5)
+            cairo_stroke(cr)
+        }
+        if let rect = layout.errorTitle {
+            drawText(cr, error.title, .errorTitle, in: rect, color: palette.error, opacity: 1, offset: 0)
+        }
+        if let rect = layout.errorDetail, let detail = error.detail {
+            drawText(cr, detail, .errorDetail, in: rect, color: palette.foreground, opacity: 0.7, offset: 0)
+        }
+        for (button, rect) in layout.buttons {
+            let filled = button == .retry
+            if filled {
+                setColor(cr, palette.foreground)
+                roundedRect(cr, rect, radius: 22)
+                cairo_fill(cr)
+            } else {
+                setColor(cr, palette.foreground)
+                cairo_set_line_width(cr, 2)
+                roundedRect(cr, SplashLayout.Rect(x: rect.x + 1, y: rect.y + 1, width: rect.width - 2, height: rect.height - 2), radius: 21)
+                cairo_stroke(cr)
+            }
+            let label = textLayout(button.title, .button, width: rect.width)
+            var ink = PangoRectangle(), logical = PangoRectangle()
+            pango_layout_get_pixel_extents(label, &ink, &logical)
+            setColor(cr, filled ? palette.background : palette.foreground)
+            cairo_move_to(cr, rect.x, rect.midY - Double(logical.height) / 2)
+            pango_cairo_update_layout(cr, label)
+            pango_cairo_show_layout(cr, label)
+        }
+    }
+}

@@ -1,0 +1,63 @@
+public import SplashCore
+public import SplashTheme
+
+/// What the splash shows, from the latest state: the part of a `StateMessage` a renderer draws,
+/// with the theme's words for errors already chosen (as the page does, SPEC §10).
+public struct SplashView: Sendable, Equatable {
+    /// The error view's button a renderer draws and hit-tests.
+    public enum Button: String, Sendable, CaseIterable {
+        case retry
+        case continueOffline = "continue-offline"
+
+        /// The button's words.
+        public var title: String { self == .retry ? "Retry" : "Continue offline" }
+    }
+
+    /// The error view (phase `error`).
+    public struct ErrorView: Sendable, Equatable {
+        public var title: String
+        public var detail: String?
+        /// The buttons offered, in the order drawn (Retry first).
+        public var buttons: [Button]
+
+        public init(title: String, detail: String? = nil, buttons: [Button]) {
+            self.title = title
+            self.detail = detail
+            self.buttons = buttons
+        }
+    }
+
+    public var phase: Phase
+    public var slow: Bool
+    /// 0...1.
+    public var progress: Double
+    /// The running step's label (shown when the theme asks, in `loading`).
+    public var step: String?
+    public var error: ErrorView?
+
+    public init(phase: Phase = .loading, slow: Bool = false, progress: Double = 0, step: String? = nil, error: ErrorView? = nil) {
+        self.phase = phase
+        self.slow = slow
+        self.progress = progress
+        self.step = step
+        self.error = error
+    }
+
+    /// The designs' detail line under "Unable to connect".
+    public static let networkDetail = "Please check your internet connection"
+
+    /// The view of `state` in `theme`: in `error`, the theme's `[errors.CODE]` words or the state's
+    /// message (and the network detail line for `network`), and the buttons its actions offer.
+    public init(state: StateMessage, theme: Theme) {
+        self.init(phase: state.phase, slow: state.slow, progress: state.progress, step: state.phase == .loading ? state.message : nil)
+        if state.phase == .error, let info = state.error {
+            let words = theme.errorTexts[info.code.rawValue]
+            let title = words?.title ?? (info.message.isEmpty ? "Something went wrong" : info.message)
+            let detail = words?.detail ?? (info.code == .network ? Self.networkDetail : nil)
+            var buttons: [Button] = []
+            if info.actions.contains(.retry) { buttons.append(.retry) }
+            if info.actions.contains(.continueOffline) { buttons.append(.continueOffline) }
+            error = ErrorView(title: title, detail: detail, buttons: buttons)
+        }
+    }
+}

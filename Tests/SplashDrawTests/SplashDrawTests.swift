@@ -1,0 +1,285 @@
+import Foundation
+import SplashCore
+import SplashDraw
+import SplashTheme
+import Testing
+import TestSupport
+
+/// The timeline, pure: SPEC §10's instants.
+@Suite struct SplashTimelineTests {
+    let motion = SplashTimeline(reduceMotion: false)
+    let reduced = SplashTimeline(reduceMotion: true)
+
+    @Test func easingCurvesAreCSSs() {
+        #expect(Easing.easeOut(0) == 0 && Easing.easeOut(1) == 1)
+        // cubic-bezier(0, 0, 0.58, 1) at x = 0.5 (bisection on the curve's x, then its y).
+        #expect(abs(Easing.easeOut(0.5) - 0.68464) < 0.0001)
+        #expect(abs(Easing.easeIn(0.5) - 0.31536) < 0.0001)
+        #expect(abs(Easing.easeInOut(0.5) - 0.5) < 0.001)
+        var last = 0.0
+        for step in 1...100 {
+            let value = Easing.easeOut(Double(step) / 100)
+            #expect(value >= last)
+            last = value
+        }
+    }
+
+    @Test func theLogoComesAt100msAndTheTextAt500ms() {
+        #expect(motion.logo(at: 0) == (0, 0.8) && motion.logo(at: 100) == (0, 0.8))
+        #expect(motion.logo(at: 400) == (1, 1))
+        let middle = motion.logo(at: 250)
+        #expect(middle.opacity > 0.5 && middle.opacity < 1 && middle.scale > 0.9 && middle.scale < 1)
+        #expect(motion.text(at: 499) == (0, 10) && motion.text(at: 700) == (1, 0))
+        #expect(motion.text(at: 600).offset > 0 && motion.text(at: 600).offset < 5)
+    }
+
+    @Test func reducedMotionFadesWithoutScalingOrSliding() {
+        #expect(reduced.logo(at: 250).scale == 1)
+        #expect(reduced.text(at: 250).opacity == reduced.logo(at: 250).opacity && reduced.text(at: 250).offset == 0)
+        #expect(reduced.dot(1, sinceSlow: 1234) == 1 && reduced.spinner(sinceSlow: 300) == 0)
+    }
+
+    @Test func theDotsPulseOnceASecondEachLaterThanTheOneBefore() {
+        #expect(abs(motion.dot(0, sinceSlow: 0) - 0.3) < 1e-9)
+        #expect(abs(motion.dot(0, sinceSlow: 500) - 1) < 1e-9)
+        #expect(abs(motion.dot(0, sinceSlow: 1000) - 0.3) < 1e-9)
+        #expect(motion.dot(1, sinceSlow: 100) == 1, "before its 160 ms delay a dot is as styled")
+        #expect(abs(motion.dot(1, sinceSlow: 660) - 1) < 1e-9)
+        #expect(abs(motion.spinner(sinceSlow: 250) - Double.pi / 2) < 1e-9)
+    }
+
+    @Test func nothingMovesOnceTheEntryIsOverUnlessTheIndicatorDoes() {
+        let loading = SplashView()
+        #expect(motion.isMoving(loading, at: .init(sinceShown: 699)))
+        #expect(!motion.isMoving(loading, at: .init(sinceShown: 700)))
+        #expect(!reduced.isMoving(loading, at: .init(sinceShown: 400)))
+        let slow = SplashView(slow: true)
+        #expect(motion.isMoving(slow, at: .init(sinceShown: 60_000, sinceSlow: 50_000)), "the dots pulse")
+        #expect(reduced.isMoving(slow, at: .init(sinceShown: 60_000, sinceSlow: 100)), "the indicator fades in")
+        #expect(!reduced.isMoving(slow, at: .init(sinceShown: 60_000, sinceSlow: 200)))
+        let error = SplashView(phase: .error, slow: true, error: .init(title: "Unable to connect", buttons: [.retry]))
+        #expect(!motion.isMoving(error, at: .init(sinceShown: 60_000, sinceSlow: 50_000)))
+    }
+}
+
+/// The reference theme drawn into memory with the same code a display gets (SPEC §13).
+@Suite struct SplashPainterTests {
+    static let directory = Binaries.packageRoot + "/renderer/themes/reference"
+    static let theme = try! ThemeLoader.load(directory: directory).theme
+    static let teal = (r: UInt8(0x0D), g: UInt8(0x73), b: UInt8(0x77))
+    static let network = SplashView(
+        phase: .error, slow: true,
+        error: .init(title: "Unable to connect", detail: SplashView.networkDetail, buttons: [.retry, .continueOffline]))
+
+    func painter(dark: Bool = false, _ change: (inout Theme) -> Void = { _ in }) throws -> SplashPainter {
+        var theme = Self.theme
+        change(&theme)
+        return try SplashPainter(theme: theme, directory: Self.directory, dark: dark)
+    }
+
+    /// Whether `p` is within `tolerance` of `c` in each channel.
+    func near(_ p: (r: UInt8, g: UInt8, b: UInt8, a: UInt8), _ c: (r: UInt8, g: UInt8, b: UInt8), _ tolerance: Int = 2) -> Bool {
+        abs(Int(p.r) - Int(c.r)) <= tolerance && abs(Int(p.g) - Int(c.g)) <= tolerance && abs(Int(p.b) - Int(c.b)) <= tolerance
+            && p.a == 255
+    }
+
+    /// How many pixels of the rectangle differ from `c` by more than `tolerance`.
+    func count(_ image: SplashImage, _ rect: SplashLayout.Rect, differingFrom c: (r: UInt8, g: UInt8, b: UInt8), by tolerance: Int = 24) -> Int {
+        var n = 0
+        for y in Int(rect.y)..<Int(rect.maxY) {
+            for x in Int(rect.x)..<Int(rect.x + rect.width) where !near(image.pixel(x: x, y: y), c, tolerance) { n += 1 }
+        }
+        return n
+    }
+
+    @Test func theLayoutIsThePagesCSS() throws {
+        let painter = try painter()
+        let layout = painter.layout(SplashView(), width: 1280, height: 800)
+        #expect(layout.logo == .init(x: 580, y: 300, width: 120, height: 120), "120 px, its centre 40 px above the screen's")
+        #expect(layout.name.y == 444 && layout.name.height == 40, "24 px under the logo, one 40 px line")
+        let tagline = try #require(layout.tagline)
+        #expect(tagline.y == 492 && tagline.width == 280, "8 px under the name, at most 280 px wide")
+        #expect(tagline.height == 40, "the reference tagline wraps to two 20 px lines in 280 px")
+        #expect(layout.indicator == nil, "no indicator before slow")
+        let slow = painter.layout(SplashView(slow: true), width: 1280, height: 800)
+        #expect(slow.indicator == .init(x: 620, y: tagline.maxY + 32, width: 40, height: 24))
+    }
+
+    @Test func theErrorViewFitsAPortraitPanelAndItsButtonsAreHit() throws {
+        let painter = try painter()
+        let layout = painter.layout(Self.network, width: 320, height: 480)
+        #expect(layout.logo.y == 24 && layout.name.y == 160, "on a small panel the logo moves up")
+        #expect(layout.buttons.map(\.button) == [.retry, .continueOffline])
+        let retry = layout.buttons[0].rect, offline = layout.buttons[1].rect
+        #expect(retry.width == 96 && retry.height == 44 && offline.x == retry.x + retry.width + 12)
+        #expect(retry.x >= 0 && offline.x + offline.width <= 320 && offline.maxY <= 480, "nothing clipped: \(layout.buttons)")
+        #expect(layout.button(atX: retry.midX, y: retry.midY) == .retry)
+        #expect(layout.button(atX: offline.midX, y: offline.midY) == .continueOffline)
+        #expect(layout.button(atX: 5, y: 5) == nil)
+    }
+
+    @Test func theSplashIsTheThemesAtEveryPartOfThePicture() throws {
+        let painter = try painter()
+        let image = SplashImage(width: 1280, height: 800)
+        painter.draw(SplashView(), at: .init(sinceShown: 2000), into: image)
+        for (x, y) in [(0, 0), (1279, 0), (0, 799), (1279, 799), (640, 700)] {
+            #expect(near(image.pixel(x: x, y: y), Self.teal), "background at (\(x), \(y)): \(image.pixel(x: x, y: y))")
+        }
+        // The white circle (the logo image covers its middle 72 px).
+        for (x, y) in [(585, 360), (695, 360), (640, 305), (640, 415)] {
+            #expect(near(image.pixel(x: x, y: y), (255, 255, 255)), "logo circle at (\(x), \(y)): \(image.pixel(x: x, y: y))")
+        }
+        #expect(near(image.pixel(x: 640, y: 340), (0x0D, 0x73, 0x77), 8), "the logo's teal body")
+        // The shadow: darker than the background just under the circle, gone far from it.
+        let under = image.pixel(x: 640, y: 428)
+        #expect(under.g < Self.teal.g - 3, "the shadow under the circle: \(under)")
+        #expect(near(image.pixel(x: 640, y: 300 - 20), Self.teal), "no shadow 20 px above")
+        let layout = painter.layout(SplashView(), width: 1280, height: 800)
+        #expect(count(image, layout.name, differingFrom: Self.teal) > 400, "the name is drawn")
+        #expect(count(image, try #require(layout.tagline), differingFrom: Self.teal) > 200, "the tagline is drawn")
+        let status = SplashLayout.Rect(x: 560, y: try #require(layout.tagline).maxY + 1, width: 160, height: 60)
+        #expect(count(image, status, differingFrom: Self.teal, by: 1) == 0, "nothing under the tagline before slow")
+    }
+
+    @Test func beforeTheLogoComesTheFirstFrameIsTheBackgroundAlone() throws {
+        let image = SplashImage(width: 640, height: 480)
+        try painter().draw(SplashView(), at: .init(sinceShown: 0), into: image)
+        #expect(count(image, .init(x: 0, y: 0, width: 640, height: 480), differingFrom: Self.teal, by: 1) == 0)
+    }
+
+    @Test func theDarkVariantAndTheIndicatorOnceSlow() throws {
+        let image = SplashImage(width: 1280, height: 800)
+        let painter = try painter(dark: true)
+        painter.draw(SplashView(slow: true), at: .init(sinceShown: 9000, sinceSlow: 500), into: image)
+        #expect(near(image.pixel(x: 3, y: 3), (0x1E, 0x1E, 0x1E)))
+        let indicator = try #require(painter.layout(SplashView(slow: true), width: 1280, height: 800).indicator)
+        // The first dot at its full opacity (500 ms into the pulse): the dark palette's #14A0A5.
+        #expect(near(image.pixel(x: Int(indicator.x) + 4, y: Int(indicator.midY)), (0x14, 0xA0, 0xA5), 6))
+    }
+
+    @Test func theErrorViewHasItsIconTitleAndButtons() throws {
+        let image = SplashImage(width: 1280, height: 800)
+        let painter = try painter()
+        painter.draw(Self.network, at: .init(sinceShown: 9000, sinceSlow: 5000), into: image)
+        let layout = painter.layout(Self.network, width: 1280, height: 800)
+        let icon = try #require(layout.errorIcon)
+        #expect(near(image.pixel(x: Int(icon.x) + 12, y: Int(icon.y) + 3), (0xEA, 0x54, 0x55), 4), "the red ⊗")
+        #expect(count(image, try #require(layout.errorTitle), differingFrom: Self.teal) > 100)
+        let retry = layout.buttons[0].rect, offline = layout.buttons[1].rect
+        #expect(near(image.pixel(x: Int(retry.x) + 10, y: Int(retry.midY)), (255, 255, 255)), "Retry is filled")
+        #expect(near(image.pixel(x: Int(offline.x) + 10, y: Int(offline.midY)), Self.teal), "Continue offline is outlined")
+        #expect(near(image.pixel(x: Int(offline.x) + 1, y: Int(offline.midY)), (255, 255, 255), 40), "… with a 2 px border")
+    }
+
+    @Test func aQuarterTurnLaysOutTheUprightSizeAndTurnsIt() throws {
+        let painter = try painter()
+        // A 800 × 1280 buffer of a panel on its side: upright it is 1280 × 800.
+        let image = SplashImage(width: 800, height: 1280)
+        painter.draw(SplashView(), at: .init(sinceShown: 2000), into: image, rotation: .quarter)
+        // Upright (x, y) lands at (800 - y, x): the circle's left edge (585, 360) at (440, 585).
+        #expect(near(image.pixel(x: 440, y: 585), (255, 255, 255)))
+        #expect(near(image.pixel(x: 440, y: 540), Self.teal), "upright (540, 360) is background")
+        let straight = SplashImage(width: 800, height: 1280)
+        painter.draw(SplashView(), at: .init(sinceShown: 2000), into: straight)
+        #expect(near(straight.pixel(x: 400, y: 640 - 40), (0x0D, 0x73, 0x77), 8) || near(straight.pixel(x: 345, y: 600), (255, 255, 255)))
+    }
+
+    @Test func aLogoThatIsNotAnImageIsRefusedWithItsPath() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        _ = try dir.write("logo.svg", "<svg")
+        _ = try dir.write("logo.png", "not a png")
+        var theme = Self.theme
+        theme.logo = "logo.svg"
+        #expect(throws: SplashDrawError.self) { try SplashPainter(theme: theme, directory: dir.path) }
+        theme.logo = "logo.png"
+        do {
+            _ = try SplashPainter(theme: theme, directory: dir.path)
+            Issue.record("a PNG that is not one was taken")
+        } catch {
+            #expect(error.description.hasPrefix("\(dir.path)/logo.png: cannot draw the logo: "))
+        }
+    }
+
+    /// The pictures in References/ (and docs/) are what this code draws; a change that moves a
+    /// pixel noticeably fails here. SPLASHDRAW_WRITE_REFERENCES=1 writes them anew.
+    @Test(arguments: ["reference-1280x800", "reference-dark-slow-1280x800", "reference-error-320x480", "reference-rotated-800x1280"])
+    func theDrawingMatchesItsReferencePicture(name: String) throws {
+        let image: SplashImage
+        switch name {
+        case "reference-1280x800":
+            image = SplashImage(width: 1280, height: 800)
+            try painter().draw(SplashView(), at: .init(sinceShown: 2000), into: image)
+        case "reference-dark-slow-1280x800":
+            image = SplashImage(width: 1280, height: 800)
+            var view = SplashView(slow: true, progress: 0.4, step: "Loading configuration")
+            view.progress = 0.4
+            try painter(dark: true) { $0.showProgress = true; $0.showStep = true }
+                .draw(view, at: .init(sinceShown: 9000, sinceSlow: 500), into: image)
+        case "reference-error-320x480":
+            image = SplashImage(width: 320, height: 480)
+            try painter().draw(Self.network, at: .init(sinceShown: 9000, sinceSlow: 5000), into: image)
+        default:
+            image = SplashImage(width: 800, height: 1280)
+            try painter().draw(SplashView(), at: .init(sinceShown: 2000), into: image, rotation: .quarter)
+        }
+        let path = "\(Binaries.packageRoot)/Tests/SplashDrawTests/References/\(name).png"
+        if ProcessInfo.processInfo.environment["SPLASHDRAW_WRITE_REFERENCES"] == "1" {
+            try image.writePNG(to: path)
+            try image.writePNG(to: "\(Binaries.packageRoot)/docs/kms-\(name).png")
+        }
+        let reference = try SplashImage.readPNG(path)
+        try #require(reference.width == image.width && reference.height == image.height)
+        var differing = 0
+        for y in 0..<image.height {
+            for x in 0..<image.width {
+                let a = image.pixel(x: x, y: y), b = reference.pixel(x: x, y: y)
+                if abs(Int(a.r) - Int(b.r)) > 32 || abs(Int(a.g) - Int(b.g)) > 32 || abs(Int(a.b) - Int(b.b)) > 32 { differing += 1 }
+            }
+        }
+        // Glyph edges may differ with another FreeType or font build: a few hundred pixels at most.
+        #expect(differing <= image.width * image.height / 500, "\(differing) pixels differ from \(name).png")
+    }
+
+    /// The same theme in both renderers (SPEC §13: "the same themes"): the native drawing against
+    /// the page's own screenshot from Chromium (docs/renderer-reference.png, made by the browser
+    /// tests), pixel by pixel. Text is drawn by two different engines (Skia and cairo, each with
+    /// its own hinting and subpixel positions), so glyph edges differ: everything else must not.
+    @Test func theNativeDrawingIsThePages() throws {
+        let page = try SplashImage.readPNG("\(Binaries.packageRoot)/docs/renderer-reference.png")
+        try #require(page.width == 1280 && page.height == 800)
+        let image = SplashImage(width: 1280, height: 800)
+        let painter = try painter()
+        painter.draw(SplashView(), at: .init(sinceShown: 2000), into: image)
+        let layout = painter.layout(SplashView(), width: 1280, height: 800)
+        let texts = [layout.name, try #require(layout.tagline)].map {
+            SplashLayout.Rect(x: $0.x - 4, y: $0.y - 4, width: $0.width + 8, height: $0.height + 8)
+        }
+        var outside = 0, inside = 0
+        for y in 0..<800 {
+            for x in 0..<1280 {
+                let a = image.pixel(x: x, y: y), b = page.pixel(x: x, y: y)
+                guard abs(Int(a.r) - Int(b.r)) > 24 || abs(Int(a.g) - Int(b.g)) > 24 || abs(Int(a.b) - Int(b.b)) > 24 else { continue }
+                if texts.contains(where: { $0.contains(x: Double(x), y: Double(y)) }) { inside += 1 } else { outside += 1 }
+            }
+        }
+        #expect(outside <= 100, "background, logo, circle and shadow: \(outside) pixels differ")
+        #expect(inside <= 4000, "the texts: \(inside) pixels differ")
+        // Where the ink of each text is, in both: the same box within 2 px.
+        func ink(_ image: SplashImage, _ area: SplashLayout.Rect) -> (Int, Int, Int, Int) {
+            var box = (Int.max, Int.max, Int.min, Int.min)
+            for y in Int(area.y)..<Int(area.maxY) {
+                for x in Int(area.x)..<Int(area.x + area.width) where !near(image.pixel(x: x, y: y), Self.teal, 64) {
+                    box = (min(box.0, x), min(box.1, y), max(box.2, x), max(box.3, y))
+                }
+            }
+            return box
+        }
+        for area in texts {
+            let mine = ink(image, area), theirs = ink(page, area)
+            let offsets = [mine.0 - theirs.0, mine.1 - theirs.1, mine.2 - theirs.2, mine.3 - theirs.3]
+            #expect(offsets.allSatisfy { abs($0) <= 2 }, "the text's ink \(mine) against the page's \(theirs)")
+        }
+    }
+}
+
