@@ -225,6 +225,20 @@ let package = Package(
         ),
         // toml-test's decoder interface over the TOML reader (TOML on stdin, tagged JSON on
         // stdout), to hold it against the conformance suite: `make toml-test`.
+        // libdrm: DRM/KMS mode setting for the native renderer (connectors, modes, dumb buffers,
+        // page flips): 121 kB installed, on every Debian system with a display.
+        .systemLibrary(name: "CDrm", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
+        // The display through DRM/KMS: outputs, double buffers, page flips.
+        .target(name: "SplashKMS", dependencies: ["CDrm", "SplashDraw"], swiftSettings: strict),
+        // The native renderer (SPEC §13).
+        .executableTarget(
+            name: "splashd-kms",
+            dependencies: [
+                "SplashKMS", "SplashDraw", "SplashClient", "SplashCore", "SplashSupport", "SplashTheme",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
         // `make bench-draw`: one frame of a theme drawn in memory at 1080p and 4K (not shipped).
         .executableTarget(name: "draw-bench", dependencies: ["SplashDraw", "SplashCore", "SplashSupport", "SplashTheme"], swiftSettings: strict),
         .executableTarget(name: "toml-test-decoder", dependencies: ["SplashConfig", "SplashSupport"], swiftSettings: strict),

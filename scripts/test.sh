@@ -13,7 +13,9 @@ scripts/sanitize.sh --build-only thread
 # The reference renderer in a real browser: Debian's Chromium, headless, over the DevTools protocol,
 # against the real splashd and splashd-web (docs/renderer.md).
 # And fleet telemetry against a real OTLP receiver (docs/operations.md, "Fleet telemetry").
-SPLASHD_BIN_DIR=$(swift build --show-bin-path) python3 -m pytest -q -p no:cacheprovider Tests/browser Tests/telemetry
+# And the native renderer on real kernel DRM drivers: Debian's kernel in QEMU with a virtio GPU of
+# two outputs, screens captured with QMP (docs/renderer-kms.md).
+SPLASHD_BIN_DIR=$(swift build --show-bin-path) python3 -m pytest -q -p no:cacheprovider Tests/browser Tests/telemetry Tests/vm
 # Each libFuzzer target briefly, with a fixed seed so the run is repeatable (`make fuzz` runs longer).
 scripts/fuzz.sh --runs 50000 --seed 1
 # The Debian package (the shipping build: a release build with the Swift runtime linked in),

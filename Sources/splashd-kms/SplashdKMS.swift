@@ -1,0 +1,137 @@
+import ArgumentParser
+import Glibc
+import SplashClient
+import SplashCore
+import SplashDraw
+import SplashKMS
+import SplashSupport
+import SplashTheme
+
+/// `splashd-kms`: the native renderer (SPEC §13): the theme drawn on every connected output
+/// through DRM/KMS, following splashd's states.
+@main
+struct SplashdKMS: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "splashd-kms",
+        abstract: "Draw the splash on the display through DRM/KMS (no browser, no compositor).",
+        version: splashdVersion
+    )
+
+    @Option(help: "splashd's socket (default: $SPLASHD_SOCKET, else \(SocketDefaults.path)).")
+    var socket: String?
+
+    @Option(help: "The theme's directory.")
+    var theme = "/usr/share/splashd/themes/default"
+
+    @Option(help: "The DRM device.")
+    var device = "/dev/dri/card0"
+
+    @Option(help: "Turn the picture clockwise: 0, 90, 180 or 270.")
+    var rotate = 0
+
+    @Flag(help: "The theme's dark palette.")
+    var dark = false
+
+    func validate() throws {
+        guard SplashRotation(rawValue: rotate) != nil else { throw ValidationError("--rotate takes 0, 90, 180 or 270") }
+    }
+
+    func run() throws {
+        let loaded: Theme
+        let painter: SplashPainter
+        do {
+            loaded = try ThemeLoader.load(directory: theme).theme
+            painter = try SplashPainter(theme: loaded, directory: theme, dark: dark ? true : nil)
+        } catch {
+            StandardStreams.printError("splashd-kms: \(error)")
+            throw ExitCode(78)
+        }
+        let rotation = SplashRotation(rawValue: rotate) ?? .none
+        let renderer: Renderer
+        do {
+            let drm = try DRMDevice(path: device)
+            let outputs = try drm.connectedOutputs().map { info throws(KMSError) in try DRMOutput(device: drm, info: info) }
+            renderer = Renderer(device: drm, outputs: outputs, painter: painter, rotation: rotation)
+        } catch {
+            StandardStreams.printError("splashd-kms: \(error)")
+            throw ExitCode(69)
+        }
+        // The first frame at once: the theme's background, before splashd answers.
+        renderer.frame()
+        let path = socket ?? SocketDefaults.path(environment: ProcessEnvironment.current())
+        do {
+            let connection = try SplashConnection(path: path)
+            try renderer.follow(connection)
+        } catch {
+            StandardStreams.printError("splashd-kms: \(error)")
+            throw ExitCode(error.exitCode)
+        }
+    }
+}
+
+/// Draws the latest state on every output, a frame per vertical blank while something moves and
+/// none while nothing does.
+final class Renderer {
+    let device: DRMDevice
+    let outputs: [DRMOutput]
+    let painter: SplashPainter
+    let rotation: SplashRotation
+    let start = ContinuousClock.now
+    var view = SplashView()
+    var slowSince: ContinuousClock.Instant?
+
+    init(device: DRMDevice, outputs: [DRMOutput], painter: SplashPainter, rotation: SplashRotation) {
+        self.device = device
+        self.outputs = outputs
+        self.painter = painter
+        self.rotation = rotation
+    }
+
+    static func ms(_ d: Duration) -> Double {
+        Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+    }
+
+    var times: SplashTimeline.Times {
+        let now = ContinuousClock.now
+        return .init(sinceShown: Self.ms(now - start), sinceSlow: slowSince.map { Self.ms(now - $0) })
+    }
+
+    /// Draws one frame on every output and waits for their flips.
+    func frame() {
+        let times = self.times
+        for output in outputs {
+            do {
+                try output.present { image in painter.draw(view, at: times, into: image, rotation: rotation) }
+            } catch {
+                StandardStreams.printError("splashd-kms: \(error)")
+            }
+        }
+        while outputs.contains(where: \.flipPending) {
+            if !DRMEvents.handle(device, timeoutMs: 100) { break }
+        }
+    }
+
+    func follow(_ connection: SplashConnection) throws(ClientError) {
+        switch try connection.request(.subscribe) {
+        case .ok: break
+        case .error(let error): throw .rejected(error)
+        default: throw .invalidMessage("unexpected reply to subscribe")
+        }
+        while true {
+            let moving = painter.timeline.isMoving(view, at: times)
+            let message: ServerMessage
+            do {
+                message = try connection.receive(timeout: moving ? .zero : nil)
+            } catch .timedOut {
+                frame()
+                continue
+            }
+            guard case .state(let state) = message else { continue }
+            let next = SplashView(state: state, theme: painter.theme)
+            if next.slow, slowSince == nil { slowSince = .now }
+            if !next.slow { slowSince = nil }
+            view = next
+            frame()
+        }
+    }
+}

@@ -1,0 +1,29 @@
+#!/bin/sh
+# The guest's /init (Tests/vm/vm.py): a busybox initramfs that mounts the host's root file system
+# read-only over 9p, loads the GPU driver from it, and runs the commands the test sends on the
+# second serial port (/dev/ttyS1), one shell line each, answering "done STATUS" after each.
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+for module in $(cat /modules.order); do insmod "/modules/$module" || echo "vm: insmod $module failed"; done
+mkdir -p /host
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose host /host || { echo "vm: cannot mount the host"; poweroff -f; }
+mount -t proc proc /host/proc || echo "vm: cannot mount /proc"
+mount -t sysfs sys /host/sys || echo "vm: cannot mount /sys"
+mount -t devtmpfs dev /host/dev || echo "vm: cannot mount /dev"
+for dir in tmp run var/tmp; do mount -t tmpfs tmpfs "/host/$dir" || echo "vm: cannot mount /$dir"; done
+echo "vm: host mounted; kernel $(uname -r)"
+exec chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp SWIFT_BACKTRACE=enable=no /bin/sh -c '
+  modprobe virtio-gpu && echo "vm: virtio-gpu loaded"
+  # The port stays open from here on (descriptor 9, never read): a tty flushes its input when
+  # its last descriptor closes, and the first line of the test may already be on its way.
+  exec 9</dev/ttyS1
+  stty -F /dev/ttyS1 raw -echo
+  echo "vm: ready" >/dev/ttyS1
+  while IFS= read -r line; do
+    sh -c "$line" </dev/null >>/tmp/vm-commands.log 2>&1 9<&-
+    echo "done $?" >/dev/ttyS1
+  done </dev/ttyS1
+  poweroff -f
+'

@@ -1,0 +1,248 @@
+"""A QEMU virtual machine with real kernel DRM drivers, for splashd-kms's tests (docs/system-tests.md).
+
+Debian's own kernel (linux-image-amd64) boots under TCG with a virtio GPU of two outputs and a
+small busybox initramfs (guest-init.sh) that mounts this machine's root file system read-only
+over 9p, so the guest runs the very binaries the build made, with every library they load.
+Commands go to the guest on its second serial port, one shell line each, answered "done STATUS";
+screens are captured from outside with QMP's screendump (PPM), read exactly.
+"""
+
+from __future__ import annotations
+
+import glob
+import gzip
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODULES = ["virtio_pci", "9pnet_virtio", "9p"]
+
+
+def kernel():
+    """The newest installed Debian kernel: (release, vmlinuz path)."""
+    images = sorted(glob.glob("/boot/vmlinuz-*"))
+    if not images:
+        return None
+    image = images[-1]
+    return image[len("/boot/vmlinuz-"):], image
+
+
+def module_order(release, wanted):
+    """The .ko files (paths under /lib/modules/RELEASE) for `wanted` and their dependencies, each
+    after what it needs, from modules.dep."""
+    base = f"/lib/modules/{release}"
+    deps = {}
+    with open(f"{base}/modules.dep") as f:
+        for line in f:
+            name, _, rest = line.partition(":")
+            deps[name] = rest.split()
+    by_name = {os.path.basename(p)[: -len(".ko")].replace("-", "_"): p for p in deps}
+    order = []
+
+    def visit(path):
+        for dep in deps[path]:
+            visit(dep)
+        if path not in order:
+            order.append(path)
+
+    for module in wanted:
+        visit(by_name[module])
+    return base, order
+
+
+def cpio_newc(entries):
+    """A cpio archive (newc) of (name, mode, data) entries; directories have data None."""
+    out = bytearray()
+    for ino, (name, mode, data) in enumerate(entries + [("TRAILER!!!", 0, b"")], start=1):
+        body = data or b""
+        encoded = name.encode() + b"\0"
+        fields = [ino, mode, 0, 0, 1, 0, len(body), 0, 0, 0, 0, len(encoded), 0]
+        out += b"070701" + b"".join(b"%08X" % v for v in fields) + encoded
+        out += b"\0" * (-len(out) % 4)
+        out += body
+        out += b"\0" * (-len(out) % 4)
+    return bytes(out)
+
+
+def build_initramfs(release, path):
+    base, order = module_order(release, MODULES)
+    busybox = shutil.which("busybox") or "/bin/busybox"
+    entries = [(d, 0o040755, None) for d in ["bin", "proc", "sys", "dev", "host", "modules"]]
+    entries.append(("bin/busybox", 0o100755, open(busybox, "rb").read()))
+    for applet in ["sh", "mount", "insmod", "mkdir", "cat", "echo", "chroot", "poweroff", "uname"]:
+        entries.append((f"bin/{applet}", 0o120777, b"busybox"))
+    for module in order:
+        entries.append((f"modules/{os.path.basename(module)}", 0o100644, open(f"{base}/{module}", "rb").read()))
+    entries.append(("modules.order", 0o100644, "\n".join(os.path.basename(m) for m in order).encode() + b"\n"))
+    entries.append(("init", 0o100755, open(os.path.join(HERE, "guest-init.sh"), "rb").read()))
+    with open(path, "wb") as f:
+        f.write(gzip.compress(cpio_newc(entries), 1))
+
+
+def read_ppm(path):
+    """(width, height, RGB bytes) of a binary PPM: the header's maxval ends with exactly one
+    whitespace byte, and the pixels begin right after it (0x0D, the reference teal's blue, is
+    whitespace too: never skip more)."""
+    data = open(path, "rb").read()
+    fields, i = [], 0
+    while len(fields) < 4:
+        while data[i : i + 1].isspace():
+            i += 1
+        if data[i : i + 1] == b"#":
+            while data[i : i + 1] not in (b"\n", b""):
+                i += 1
+            continue
+        start = i
+        while not data[i : i + 1].isspace():
+            i += 1
+        fields.append(data[start:i])
+    assert fields[0] == b"P6", f"not a binary PPM: {fields[0]!r}"
+    width, height, maxval = int(fields[1]), int(fields[2]), int(fields[3])
+    assert maxval == 255
+    pixels = data[i + 1 : i + 1 + width * height * 3]
+    assert len(pixels) == width * height * 3, "short PPM"
+    return width, height, pixels
+
+
+class VM:
+    """One virtual machine; `with VM() as vm:` boots it and stops it."""
+
+    def __init__(self, outputs=2, memory=1024, append=""):
+        self.dir = tempfile.mkdtemp(prefix="splashd-vm.")
+        self.outputs = outputs
+        self.memory = memory
+        self.append = append
+        self.process = None
+        self.qmp = None
+        self.control = None
+        self.buffer = b""
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def start(self, timeout=120):
+        release, image = kernel()
+        initrd = os.path.join(self.dir, "initrd.gz")
+        build_initramfs(release, initrd)
+        qmp_path, ctl_path = os.path.join(self.dir, "qmp.sock"), os.path.join(self.dir, "ctl.sock")
+        self.console = os.path.join(self.dir, "console.log")
+        # video=Virtual-2:e turns the second output on (headless QEMU enables only the first);
+        # edid=off gives each output a preferred mode of the device's default size.
+        command = [
+            "qemu-system-x86_64", "-machine", "q35", "-accel", "tcg", "-m", str(self.memory), "-smp", "2",
+            "-nodefaults", "-no-reboot", "-display", "none",
+            "-kernel", image, "-initrd", initrd,
+            "-append", f"console=ttyS0 panic=-1 loglevel=4 video=Virtual-2:e {self.append}",
+            "-device", f"virtio-gpu-pci,id=gpu,max_outputs={self.outputs},edid=off",
+            "-fsdev", "local,id=host,path=/,security_model=none,readonly=on,multidevs=remap",
+            "-device", "virtio-9p-pci,fsdev=host,mount_tag=host",
+            "-serial", f"file:{self.console}",
+            "-chardev", f"socket,id=ctl,path={ctl_path},server=on,wait=off",
+            "-serial", "chardev:ctl",
+            "-qmp", f"unix:{qmp_path},server=on,wait=off",
+        ]
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                        stderr=open(os.path.join(self.dir, "qemu.log"), "wb"))
+        self.qmp = self._connect(qmp_path)
+        self._qmp_read()  # greeting
+        self.execute("qmp_capabilities")
+        self.control = self._connect(ctl_path)
+        self.wait_for(b"vm: ready\n", timeout)
+        return self
+
+    def _connect(self, path, timeout=30):
+        end = time.monotonic() + timeout
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"qemu exited: {open(os.path.join(self.dir, 'qemu.log')).read()}")
+            try:
+                s = socket.socket(socket.AF_UNIX)
+                s.connect(path)
+                return s
+            except OSError:
+                s.close()
+                if time.monotonic() > end:
+                    raise
+                time.sleep(0.05)
+
+    def _qmp_read(self):
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = self.qmp.recv(65536)
+            if not chunk:
+                raise RuntimeError("QMP closed")
+            data += chunk
+        return [json.loads(line) for line in data.splitlines() if line.strip()]
+
+    def execute(self, command, **arguments):
+        """A QMP command; its return value (events on the way are skipped)."""
+        self.qmp.sendall(json.dumps({"execute": command, "arguments": arguments}).encode() + b"\n")
+        while True:
+            for message in self._qmp_read():
+                if "return" in message:
+                    return message["return"]
+                if "error" in message:
+                    raise RuntimeError(f"QMP {command}: {message['error']}")
+
+    def wait_for(self, marker, timeout):
+        """Reads the control port until `marker`; returns what came before it."""
+        end = time.monotonic() + timeout
+        while marker not in self.buffer:
+            left = end - time.monotonic()
+            if left <= 0 or self.process.poll() is not None:
+                raise TimeoutError(f"no {marker!r} from the guest; console:\n{self.console_text()[-3000:]}")
+            self.control.settimeout(left)
+            try:
+                chunk = self.control.recv(65536)
+            except socket.timeout:
+                continue
+            if not chunk:
+                raise RuntimeError(f"the guest's control port closed; console:\n{self.console_text()[-3000:]}")
+            self.buffer += chunk
+        before, _, self.buffer = self.buffer.partition(marker)
+        return before
+
+    def run(self, line, timeout=60):
+        """Runs one shell line in the guest (as root, in the host's file system); its exit status.
+        A line ending in & starts a process and returns at once."""
+        self.control.sendall(line.encode() + b"\n")
+        self.wait_for(b"done ", timeout)
+        status = self.wait_for(b"\n", timeout)
+        return int(status)
+
+    def screendump(self, head=0):
+        """Output `head`'s screen now: (width, height, RGB bytes)."""
+        path = os.path.join(self.dir, f"screen-{head}.ppm")
+        self.execute("screendump", filename=path, device="gpu", head=head)
+        return read_ppm(path)
+
+    def console_text(self):
+        try:
+            return open(self.console, errors="replace").read()
+        except OSError:
+            return ""
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            try:
+                self.execute("quit")
+            except Exception:
+                pass
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        for s in (self.qmp, self.control):
+            if s:
+                s.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
