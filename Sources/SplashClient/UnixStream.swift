@@ -124,15 +124,21 @@ final class UnixStream {
         var entry = pollfd(fd: fd, events: events, revents: 0)
         while true {
             var milliseconds: Int32 = -1
+            var last = false
             if let deadline {
                 let left = ContinuousClock.now.duration(to: deadline)
-                guard left > .zero else { throw .timedOut }
+                // At (or past) the deadline, one look without waiting: what has arrived is read
+                // (a zero timeout means "if there is something", not "never").
+                last = left <= .zero
                 // Round up so that a short remainder does not become a busy zero-timeout poll.
-                milliseconds = Int32(clamping: (left + .nanoseconds(999_999)).milliseconds)
+                milliseconds = last ? 0 : Int32(clamping: (left + .nanoseconds(999_999)).milliseconds)
             }
             let rc = poll(&entry, 1, milliseconds)
             if rc > 0 { return }
-            if rc == 0 { continue }  // re-check the deadline
+            if rc == 0 {
+                if last { throw .timedOut }
+                continue  // re-check the deadline
+            }
             guard errno == EINTR else { throw .io("poll: \(errorText(errno))") }
         }
     }

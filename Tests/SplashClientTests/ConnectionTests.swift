@@ -50,6 +50,27 @@ import Testing
         #expect(server.finish() == [])
     }
 
+    /// A zero timeout takes what has arrived and waits for nothing: a renderer drawing frames
+    /// checks its messages between frames so (splashd-kms never saw a state that came while its
+    /// indicator moved, when a zero timeout threw at once without looking).
+    @Test func aZeroTimeoutReadsWhatHasArrivedWithoutWaiting() throws {
+        let server = try ScriptedServer { peer in
+            try peer.send(.state(Fixtures.loading(seq: 3)))
+            try peer.waitForClose()
+        }
+        let connection = try SplashConnection(path: server.path)
+        // Looked for again and again without waiting (bounded): it arrives and must be taken.
+        var message: ServerMessage?
+        let end = ContinuousClock.now + .seconds(5)
+        while message == nil && ContinuousClock.now < end {
+            message = try? connection.receive(timeout: .zero)
+        }
+        #expect(message == .state(Fixtures.loading(seq: 3)))
+        #expect(throws: ClientError.timedOut) { try connection.receive(timeout: .zero) }
+        connection.close()
+        #expect(server.finish() == [])
+    }
+
     @Test func errorRepliesComeBackWithTheirCodeAndMessage() throws {
         let server = try ScriptedServer { peer in
             let request = try peer.readRequest()
