@@ -49,6 +49,10 @@ struct SplashdKMS: ParsableCommand {
         let rotation = SplashRotation(rawValue: rotate) ?? .none
         let renderer: Renderer
         do {
+            // Early in boot the GPU's driver may not be loaded yet: wait for its device.
+            try DeviceWait.until(exists: device) {
+                StandardStreams.printError("splashd-kms: waiting for \(device) to appear")
+            }
             let drm = try DRMDevice(path: device)
             let outputs = try drm.connectedOutputs().map { info throws(KMSError) in try DRMOutput(device: drm, info: info) }
             renderer = Renderer(device: drm, outputs: outputs, painter: painter, rotation: rotation)
@@ -79,6 +83,8 @@ final class Renderer {
     let start = ContinuousClock.now
     var view = SplashView()
     var slowSince: ContinuousClock.Instant?
+    /// A frame could not be shown: the loop tries again instead of waiting for the next state.
+    var stale = false
 
     init(device: DRMDevice, outputs: [DRMOutput], painter: SplashPainter, rotation: SplashRotation) {
         self.device = device
@@ -96,18 +102,35 @@ final class Renderer {
         return .init(sinceShown: Self.ms(now - start), sinceSlow: slowSince.map { Self.ms(now - $0) })
     }
 
-    /// Draws one frame on every output and waits for their flips.
+    /// Draws one frame on every output and waits for their flips: a flip asked for while the
+    /// last one is still pending would be refused (EBUSY) and the frame lost, so a frame waits
+    /// for the one before it, however slow the display (a loaded virtual machine took more than
+    /// 100 ms once).
     func frame() {
         let times = self.times
+        stale = false
         for output in outputs {
+            waitForFlips(of: output)
             do {
                 try output.present { image in painter.draw(view, at: times, into: image, rotation: rotation) }
             } catch {
                 StandardStreams.printError("splashd-kms: \(error)")
+                stale = true
             }
         }
-        while outputs.contains(where: \.flipPending) {
-            if !DRMEvents.handle(device, timeoutMs: 100) { break }
+        for output in outputs { waitForFlips(of: output) }
+    }
+
+    /// Handles the device's events until `output` has no flip pending (at most 2 s: a display
+    /// that never completes a flip is reported, and the next frame tries again).
+    private func waitForFlips(of output: DRMOutput) {
+        let deadline = ContinuousClock.now + .seconds(2)
+        while output.flipPending {
+            let left = Self.ms(deadline - .now)
+            if left <= 0 || !DRMEvents.handle(device, timeoutMs: Int32(left.rounded(.up))) && ContinuousClock.now >= deadline {
+                StandardStreams.printError("splashd-kms: \(output.info.name): no flip for 2 s")
+                return
+            }
         }
     }
 
@@ -121,7 +144,7 @@ final class Renderer {
             let moving = painter.timeline.isMoving(view, at: times)
             let message: ServerMessage
             do {
-                message = try connection.receive(timeout: moving ? .zero : nil)
+                message = try connection.receive(timeout: moving ? .zero : stale ? .milliseconds(100) : nil)
             } catch .timedOut {
                 frame()
                 continue

@@ -15,7 +15,8 @@ mount -t devtmpfs dev /host/dev || echo "vm: cannot mount /dev"
 for dir in tmp run var/tmp; do mount -t tmpfs tmpfs "/host/$dir" || echo "vm: cannot mount /$dir"; done
 echo "vm: host mounted; kernel $(uname -r)"
 exec chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp SWIFT_BACKTRACE=enable=no /bin/sh -c '
-  modprobe virtio-gpu && echo "vm: virtio-gpu loaded"
+  # splashd.gpu=later on the command line: the test loads the driver itself (a late GPU).
+  grep -q splashd.gpu=later /proc/cmdline || { modprobe virtio-gpu && echo "vm: virtio-gpu loaded"; }
   # The port stays open from here on (descriptor 9, never read): a tty flushes its input when
   # its last descriptor closes, and the first line of the test may already be on its way.
   exec 9</dev/ttyS1

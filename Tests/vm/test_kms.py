@@ -108,3 +108,16 @@ def test_the_error_view_and_a_quarter_turn():
         # The red of the icon and the title lies below the text, upright: left of the logo on screen.
         reds = [(x, y) for y in range(0, h, 2) for x in range(0, w, 2) if screen.near(x, y, RED, 20)]
         assert reds and max(x for x, _ in reds) < w - 1 - uy, "the error view is under the logo, upright"
+
+
+def test_a_late_gpu_is_waited_for_and_then_drawn_on():
+    """Early in boot the renderer may start before the GPU's driver is loaded: it waits for the
+    device (inotify, no polling) and draws as soon as it appears."""
+    with vm.VM(append="splashd.gpu=later") as machine:
+        assert machine.run("[ ! -e /dev/dri/card0 ]") == 0, "the driver is not loaded yet"
+        start(machine, {"slow_after": "1s", "timeout": "10m"})
+        assert machine.run("i=0; until grep -q 'waiting for /dev/dri/card0' /tmp/kms.log || [ $i -ge 300 ]; do sleep 0.1; i=$((i+1)); done; "
+                           "grep -q 'waiting for /dev/dri/card0' /tmp/kms.log", timeout=60) == 0
+        assert machine.run("modprobe virtio-gpu") == 0
+        for head in (0, 1):
+            wait_screen(machine, head, logo_and_text_drawn, "the reference splash after the driver came")

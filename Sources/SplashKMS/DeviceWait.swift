@@ -1,0 +1,31 @@
+import Glibc
+
+/// Waiting for a device node that is not there yet (`/dev/dri/card0` before the GPU's driver is
+/// loaded, early in boot): inotify on the nearest existing parent directory, so the wait takes no
+/// CPU and ends the moment the node appears (no polling with sleeps).
+public enum DeviceWait {
+    /// Returns once `path` exists (at once if it does). `onWait` is called once if it has to wait.
+    public static func until(exists path: String, onWait: () -> Void = {}) throws(KMSError) {
+        if access(path, F_OK) == 0 { return }
+        onWait()
+        let fd = inotify_init1(Int32(IN_CLOEXEC))
+        guard fd >= 0 else { throw KMSError("cannot watch for \(path)", errno: errno) }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while access(path, F_OK) != 0 {
+            // Watch the deepest directory on the way that exists: /dev, then /dev/dri once made.
+            var directory = path
+            repeat {
+                directory = directory.lastIndex(of: "/").map { String(directory[..<$0]) } ?? "/"
+                if directory.isEmpty { directory = "/" }
+            } while access(directory, F_OK) != 0 && directory != "/"
+            let watch = inotify_add_watch(fd, directory, UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB))
+            guard watch >= 0 else { throw KMSError("cannot watch \(directory)", errno: errno) }
+            // Checked again after the watch is in place: the node may have come meanwhile.
+            if access(path, F_OK) == 0 { break }
+            let count = read(fd, &buffer, buffer.count)
+            if count < 0 && errno != EINTR { throw KMSError("cannot watch \(directory)", errno: errno) }
+            _ = inotify_rm_watch(fd, watch)
+        }
+    }
+}
