@@ -81,6 +81,15 @@ public final class DRMOutput {
     }
 
     fileprivate func flipped() { flipPending = false }
+
+    /// Whether the output still scans out one of this renderer's frames (false once another
+    /// process, the app, has set its own framebuffer on the CRTC, or turned it off).
+    public var showsOwnFrame: Bool {
+        guard let crtc = drmModeGetCrtc(device.fd, info.crtc) else { return false }
+        defer { drmModeFreeCrtc(crtc) }
+        let current = crtc.pointee.buffer_id
+        return buffers.contains { $0.framebuffer == current }
+    }
 }
 
 /// The device's events: page flips done.

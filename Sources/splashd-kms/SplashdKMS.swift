@@ -140,6 +140,7 @@ final class Renderer {
         case .error(let error): throw .rejected(error)
         default: throw .invalidMessage("unexpected reply to subscribe")
         }
+        var phase = Phase.loading
         while true {
             let moving = painter.timeline.isMoving(view, at: times)
             let message: ServerMessage
@@ -150,11 +151,52 @@ final class Renderer {
                 continue
             }
             guard case .state(let state) = message else { continue }
+            phase = state.phase
+            // The app may take the display once its destination is decided and only signal
+            // steps are left (the moment the page starts loading the app), or at dismissing.
+            if state.destination != nil || state.phase == .dismissing || state.phase == .finished {
+                try handOff(connection, phase: phase)
+                return
+            }
             let next = SplashView(state: state, theme: painter.theme)
             if next.slow, slowSince == nil { slowSince = .now }
             if !next.slow { slowSince = nil }
             view = next
             frame()
+        }
+    }
+
+    /// The hand-off with no gap (SPEC §13): no more frames, the last one stays on every output;
+    /// DRM master given up so the app can set its own; once no output shows a frame of ours any
+    /// more, `dismissed` (in dismissing) and return, so the process exits and its framebuffers
+    /// go without turning an output off (none is on screen). With no app taking over, the last
+    /// frame stays and the renderer keeps waiting.
+    func handOff(_ connection: SplashConnection, phase start: Phase) throws(ClientError) {
+        for output in outputs { waitForFlips(of: output) }
+        device.dropMaster()
+        StandardStreams.printError("splashd-kms: handing the display to the app")
+        var phase = start
+        var dismissedSent = false
+        var waited = Duration.zero
+        while true {
+            let appShows = !outputs.contains(where: \.showsOwnFrame)
+            if appShows, phase == .dismissing, !dismissedSent {
+                _ = try connection.request(.dismissed)
+                dismissedSent = true
+            }
+            if appShows, phase == .finished || dismissedSent {
+                StandardStreams.printError("splashd-kms: the app has the display")
+                return
+            }
+            // The CRTCs are looked at every 20 ms for the first 10 s, every 250 ms after: the
+            // kernel does not tell another master's mode setting. States are read meanwhile.
+            let interval: Duration = waited < .seconds(10) ? .milliseconds(20) : .milliseconds(250)
+            waited += interval
+            do {
+                if case .state(let state) = try connection.receive(timeout: interval) { phase = state.phase }
+            } catch .timedOut {
+                continue
+            }
         }
     }
 }

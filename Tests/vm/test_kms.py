@@ -49,9 +49,21 @@ class Screen:
         return n
 
 
-def start(machine, splash, kms_args=""):
-    assert machine.run(config("/tmp/splashd.toml", **splash)) == 0
-    assert machine.run(f"{BIN}/splashd --config /tmp/splashd.toml --socket /tmp/s.sock --state-dir /tmp/state "
+def hold_plugin(machine):
+    """An external plugin whose step runs until /tmp/go exists: the launch's work in progress,
+    so its destination is not decided (the renderer does not hand the display over)."""
+    assert machine.run("mkdir -p /tmp/plugins && printf '#!/bin/sh\\nwhile [ ! -e /tmp/go ]; do sleep 0.05; done\\n' > /tmp/plugins/hold.sh"
+                       " && chmod +x /tmp/plugins/hold.sh"
+                       " && printf 'exec = \"/tmp/plugins/hold.sh\"\\ntimeout = \"10m\"\\n' > /tmp/plugins/hold.toml") == 0
+
+
+def start(machine, splash, kms_args="", hold=True):
+    text = config("/tmp/splashd.toml", **splash)
+    if hold:
+        hold_plugin(machine)
+        text = text.replace(" > /tmp/splashd.toml", " '' '[[step]]' 'id = \"hold\"' 'plugin = \"hold\"' > /tmp/splashd.toml")
+    assert machine.run(text) == 0
+    assert machine.run(f"{BIN}/splashd --config /tmp/splashd.toml --plugin-dir /tmp/plugins --socket /tmp/s.sock --state-dir /tmp/state "
                        "--log-format text >/tmp/splashd.log 2>&1 &") == 0
     assert machine.run("i=0; while [ ! -S /tmp/s.sock ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; [ -S /tmp/s.sock ]",
                        timeout=90) == 0, "splashd did not listen in the guest"
@@ -121,3 +133,48 @@ def test_a_late_gpu_is_waited_for_and_then_drawn_on():
         assert machine.run("modprobe virtio-gpu") == 0
         for head in (0, 1):
             wait_screen(machine, head, logo_and_text_drawn, "the reference splash after the driver came")
+
+
+MAGENTA = (0xFF, 0x00, 0xFF)
+
+
+def test_the_app_takes_the_display_with_no_gap(tmp_path):
+    """The hand-off (SPEC §13): once only the signal step is left, the renderer stops, keeps its
+    last frame and gives DRM master up; the app takes it and paints; its first-frame completes the
+    launch; the renderer sends dismissed and exits. Screens captured all along show splash frames,
+    then app frames, and nothing else: never black, never the console."""
+    app = os.path.join(ROOT, ".build", "vm-test-app")
+    os.makedirs(os.path.dirname(app), exist_ok=True)
+    import subprocess
+    subprocess.run(["cc", "-O2", "-Wall", "-I/usr/include/libdrm", "-o", app, os.path.join(os.path.dirname(__file__), "app.c"), "-ldrm"],
+                   check=True)
+    with vm.VM() as machine:
+        start(machine, {"exit_animation": "10s"})
+        for head in (0, 1):
+            wait_screen(machine, head, logo_and_text_drawn, "the reference splash")
+        assert machine.run(f"{app} ff00ff '{BIN}/splashctl --socket /tmp/s.sock complete first-frame' >/tmp/app.log 2>&1 &") == 0
+        # The app waits for the display; the hold step ends: only first-frame is left.
+        assert machine.run("touch /tmp/go") == 0
+        seen = {0: [], 1: []}
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            for head in (0, 1):
+                screen = Screen(*machine.screendump(head))
+                corner = screen.at(0, 0)
+                kind = "splash" if screen.near(0, 0, TEAL) else "app" if screen.near(0, 0, MAGENTA) else f"other {corner}"
+                if not seen[head] or seen[head][-1][0] != kind:
+                    seen[head].append([kind, 0])
+                seen[head][-1][1] += 1
+            if all(runs and runs[-1][0] == "app" and runs[-1][1] >= 3 for runs in seen.values()):
+                break
+        print(f"frames captured, in order: {seen}")
+        for head, runs in seen.items():
+            assert [kind for kind, _ in runs] == ["splash", "app"], f"output {head}: {runs}"
+        # The launch finished by the renderer's dismissed (within 5 s: the exit animation's own
+        # limit is 10 s), and the renderer is gone.
+        assert machine.run(f"{BIN}/splashctl --socket /tmp/s.sock wait finished --timeout 5s", timeout=60) == 0
+        assert machine.run("grep -q 'the app has the display' /tmp/kms.log") == 0
+        assert machine.run("i=0; while pgrep -x splashd-kms >/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; "
+                           "! pgrep -x splashd-kms", timeout=60) == 0, "the renderer has exited"
+        for head in (0, 1):
+            assert Screen(*machine.screendump(head)).near(0, 0, MAGENTA), "the app keeps the display after the renderer left"
