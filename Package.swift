@@ -229,7 +229,11 @@ let package = Package(
         // page flips): 121 kB installed, on every Debian system with a display.
         .systemLibrary(name: "CDrm", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         // The display through DRM/KMS: outputs, double buffers, page flips.
-        .target(name: "SplashKMS", dependencies: ["CDrm", "SplashDraw"], swiftSettings: strict),
+        // libinput: touch, pointers and keys for the error view's buttons (its path backend on
+        // the /dev/input nodes udev has set up): 1.6 MB installed with libmtdev, libevdev and
+        // libwacom (0.9 MB of it libwacom's tablet data).
+        .systemLibrary(name: "CLibinput", pkgConfig: "libinput", providers: [.apt(["libinput-dev"])]),
+        .target(name: "SplashKMS", dependencies: ["CDrm", "CLibinput", "SplashDraw"], swiftSettings: strict),
         // The native renderer (SPEC §13).
         .executableTarget(
             name: "splashd-kms",

@@ -53,6 +53,15 @@ public final class SplashConnection {
 
     deinit { stream.close() }
 
+    /// The socket's descriptor, for a caller that waits on it beside its own (poll(2)), e.g. a
+    /// renderer that also reads input devices. Read it only through `receive(timeout:)`, and call
+    /// that first while `hasBufferedInput` is true (a buffered line does not make it readable).
+    public var descriptor: Int32 { stream.descriptor }
+
+    /// Whether something already received is waiting to be handed out: a message read ahead, or
+    /// bytes of a line.
+    public var hasBufferedInput: Bool { !readAhead.isEmpty || stream.pendingCount > 0 }
+
     /// Sends one request line.
     public func send(_ request: Request) throws(ClientError) {
         try sendRaw(Array((request.encoded() + "\n").utf8))

@@ -113,6 +113,12 @@ final class UnixStream {
         }
     }
 
+    /// The socket, for a caller that waits on it beside other descriptors.
+    var descriptor: Int32 { fd }
+
+    /// Bytes received but not yet handed out as a line.
+    var pendingCount: Int { buffer.pendingCount }
+
     func close() {
         guard fd >= 0 else { return }
         _ = Glibc.close(fd)

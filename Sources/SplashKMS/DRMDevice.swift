@@ -4,9 +4,12 @@ import Glibc
 /// Why the display could not be used.
 public struct KMSError: Error, Sendable, CustomStringConvertible {
     public var description: String
+    /// The system's error number, when a call failed.
+    public var code: Int32?
 
     init(_ what: String, errno code: Int32? = nil) {
         description = code.map { "\(what): \(String(cString: strerror($0)))" } ?? what
+        self.code = code
     }
 }
 

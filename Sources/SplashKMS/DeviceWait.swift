@@ -28,4 +28,23 @@ public enum DeviceWait {
             _ = inotify_rm_watch(fd, watch)
         }
     }
+
+    /// Opens the DRM device at `path`, waiting for it to appear, and for its driver to finish
+    /// registering it: devtmpfs makes the node a moment before the driver answers, and an open
+    /// in between fails with ENODEV (seen in the VM). Such a failure is retried every 50 ms for
+    /// at most 5 s; every other failure is thrown at once.
+    public static func open(_ path: String, onWait: () -> Void = {}) throws(KMSError) -> DRMDevice {
+        try until(exists: path, onWait: onWait)
+        var tries = 0
+        while true {
+            do {
+                return try DRMDevice(path: path)
+            } catch let error where [ENODEV, ENXIO, ENOENT].contains(error.code ?? 0) && tries < 100 {
+                tries += 1
+                var none = pollfd(fd: -1, events: 0, revents: 0)
+                _ = poll(&none, 0, 50)
+            }
+        }
+    }
 }
+

@@ -50,12 +50,14 @@ struct SplashdKMS: ParsableCommand {
         let renderer: Renderer
         do {
             // Early in boot the GPU's driver may not be loaded yet: wait for its device.
-            try DeviceWait.until(exists: device) {
+            let drm = try DeviceWait.open(device) {
                 StandardStreams.printError("splashd-kms: waiting for \(device) to appear")
             }
-            let drm = try DRMDevice(path: device)
             let outputs = try drm.connectedOutputs().map { info throws(KMSError) in try DRMOutput(device: drm, info: info) }
             renderer = Renderer(device: drm, outputs: outputs, painter: painter, rotation: rotation)
+            if let first = outputs.first {
+                renderer.input = InputDevices(width: Double(first.width), height: Double(first.height))
+            }
         } catch {
             StandardStreams.printError("splashd-kms: \(error)")
             throw ExitCode(69)
@@ -134,35 +136,95 @@ final class Renderer {
         }
     }
 
+    /// Input devices for the error view's buttons (none: touch and keys do nothing).
+    var input: InputDevices?
+    /// The button Enter presses (Retry unless Tab or an arrow moved on).
+    var focus = 0
+
     func follow(_ connection: SplashConnection) throws(ClientError) {
         switch try connection.request(.subscribe) {
         case .ok: break
         case .error(let error): throw .rejected(error)
         default: throw .invalidMessage("unexpected reply to subscribe")
         }
-        var phase = Phase.loading
         while true {
-            let moving = painter.timeline.isMoving(view, at: times)
-            let message: ServerMessage
-            do {
-                message = try connection.receive(timeout: moving ? .zero : stale ? .milliseconds(100) : nil)
-            } catch .timedOut {
-                frame()
-                continue
+            var message: ServerMessage?
+            if connection.hasBufferedInput { message = try receiveNow(connection) }
+            if message == nil {
+                let moving = painter.timeline.isMoving(view, at: times)
+                let ready = wait(on: connection, timeoutMs: moving ? 0 : stale ? 100 : -1)
+                if ready.input, let input { try act(on: input.read(), connection) }
+                if ready.socket { message = try receiveNow(connection) }
+                if message == nil {
+                    if moving || stale { frame() }
+                    continue
+                }
             }
-            guard case .state(let state) = message else { continue }
-            phase = state.phase
+            guard case .state(let state)? = message else { continue }
             // The app may take the display once its destination is decided and only signal
             // steps are left (the moment the page starts loading the app), or at dismissing.
             if state.destination != nil || state.phase == .dismissing || state.phase == .finished {
-                try handOff(connection, phase: phase)
+                try handOff(connection, phase: state.phase)
                 return
             }
             let next = SplashView(state: state, theme: painter.theme)
             if next.slow, slowSince == nil { slowSince = .now }
             if !next.slow { slowSince = nil }
+            if next.error == nil || view.error == nil { focus = 0 }
             view = next
             frame()
+        }
+    }
+
+    private func receiveNow(_ connection: SplashConnection) throws(ClientError) -> ServerMessage? {
+        do {
+            return try connection.receive(timeout: .zero)
+        } catch .timedOut {
+            return nil
+        }
+    }
+
+    /// Waits (poll(2), at most `timeoutMs`; −1: until something comes) for the socket or the input
+    /// devices to be readable.
+    private func wait(on connection: SplashConnection, timeoutMs: Int32) -> (socket: Bool, input: Bool) {
+        var fds = [pollfd(fd: connection.descriptor, events: Int16(POLLIN), revents: 0)]
+        if let input { fds.append(pollfd(fd: input.descriptor, events: Int16(POLLIN), revents: 0)) }
+        guard poll(&fds, nfds_t(fds.count), timeoutMs) > 0 else { return (false, false) }
+        return (fds[0].revents != 0, fds.count > 1 && fds[1].revents != 0)
+    }
+
+    /// Touch, pointer and keys in the error view: Retry and Continue offline (SPEC §13).
+    private func act(on actions: [InputAction], _ connection: SplashConnection) throws(ClientError) {
+        guard view.phase == .error, let error = view.error, !error.buttons.isEmpty, let first = outputs.first else { return }
+        for action in actions {
+            var pressed: SplashView.Button?
+            switch action {
+            case .press(let x, let y):
+                let w = Double(first.width), h = Double(first.height)
+                // The buffer's point in the upright picture (the inverse of the turn).
+                let (ux, uy): (Double, Double) =
+                    switch rotation {
+                    case .none: (x, y)
+                    case .quarter: (y, w - x)
+                    case .half: (w - x, h - y)
+                    case .threeQuarters: (h - y, x)
+                    }
+                let upright = rotation.upright(width: w, height: h)
+                pressed = painter.layout(view, width: upright.width, height: upright.height).button(atX: ux, y: uy)
+            case .activate:
+                pressed = error.buttons[min(focus, error.buttons.count - 1)]
+            case .focusNext:
+                focus = (focus + 1) % error.buttons.count
+            case .focusPrevious:
+                focus = (focus + error.buttons.count - 1) % error.buttons.count
+            }
+            guard let pressed else { continue }
+            StandardStreams.printError("splashd-kms: \(pressed.title)")
+            switch try connection.request(pressed == .retry ? .retry : .continueOffline) {
+            case .error(let refused): StandardStreams.printError("splashd-kms: \(pressed.title) refused: \(refused.message)")
+            default: break
+            }
+            return
         }
     }
 

@@ -17,6 +17,11 @@ echo "vm: host mounted; kernel $(uname -r)"
 exec chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp SWIFT_BACKTRACE=enable=no /bin/sh -c '
   # splashd.gpu=later on the command line: the test loads the driver itself (a late GPU).
   grep -q splashd.gpu=later /proc/cmdline || { modprobe virtio-gpu && echo "vm: virtio-gpu loaded"; }
+  # The virtual tablet and keyboard (/dev/input/event*), known to udev as on any device:
+  # libinput takes only devices udev has initialised.
+  modprobe -a virtio_input evdev 2>/dev/null
+  /lib/systemd/systemd-udevd --daemon 2>/dev/null && udevadm trigger --action=add --subsystem-match=input 2>/dev/null && udevadm settle --timeout=30 2>/dev/null
+  echo "vm: udev settled"
   # The port stays open from here on (descriptor 9, never read): a tty flushes its input when
   # its last descriptor closes, and the first line of the test may already be on its way.
   exec 9</dev/ttyS1

@@ -23,7 +23,7 @@ RED = (0xEA, 0x54, 0x55)
 
 
 def config(tmp, **splash):
-    lines = ["[splash]"] + [f'{k} = "{v}"' for k, v in splash.items()]
+    lines = ["[splash]"] + [f"{k} = {str(v).lower()}" if isinstance(v, bool) else f'{k} = "{v}"' for k, v in splash.items()]
     lines += ["", "[[step]]", 'id = "first-frame"', 'plugin = "signal"']
     return "printf '%s\\n' " + " ".join("'" + line.replace("'", "") + "'" for line in lines) + f" > {tmp}"
 
@@ -178,3 +178,29 @@ def test_the_app_takes_the_display_with_no_gap(tmp_path):
                            "! pgrep -x splashd-kms", timeout=60) == 0, "the renderer has exited"
         for head in (0, 1):
             assert Screen(*machine.screendump(head)).near(0, 0, MAGENTA), "the app keeps the display after the renderer left"
+
+
+def test_retry_by_touch_and_by_key():
+    """The error view's Retry works by touch (a virtual tablet) and by Enter (a virtual keyboard),
+    both sent from outside with QMP: splashd goes back to loading each time."""
+    with vm.VM() as machine:
+        start(machine, {"slow_after": "1s", "timeout": "2s", "allow_offline": False})
+        retries = 0
+        for how in ("touch", "key"):
+            screen = wait_screen(machine, 0, lambda s: s.count(0, 0, s.width, s.height, RED, 20) > 200, "the error view")
+            w, h = screen.width, screen.height
+            reds = [y for y in range(0, h, 2) for x in range(0, w, 2) if screen.near(x, y, RED, 20)]
+            # The one button (no Continue offline): the white pill under the red title.
+            pill = [(x, y) for y in range(max(reds) + 8, min(h, max(reds) + 90), 2) for x in range(w // 4, 3 * w // 4, 2)
+                    if screen.near(x, y, WHITE, 8)]
+            assert len(pill) > 300, f"the Retry button: {len(pill)} white pixels under the title"
+            if how == "touch":
+                cx = sum(x for x, _ in pill) / len(pill)
+                cy = sum(y for _, y in pill) / len(pill)
+                machine.click(cx, cy, w, h)
+            else:
+                machine.key("ret")
+            retries += 1
+            assert machine.run(f"i=0; until [ $(grep -c 'phase error -> loading' /tmp/splashd.log) -ge {retries} ] || [ $i -ge 300 ]; "
+                               f"do sleep 0.05; i=$((i+1)); done; [ $(grep -c 'phase error -> loading' /tmp/splashd.log) -ge {retries} ]",
+                               timeout=60) == 0, f"Retry by {how} took the launch back to loading"

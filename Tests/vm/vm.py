@@ -143,6 +143,8 @@ class VM:
             "-kernel", image, "-initrd", initrd,
             "-append", f"console=ttyS0 panic=-1 loglevel=4 video=Virtual-2:e {self.append}",
             "-device", f"virtio-gpu-pci,id=gpu,max_outputs={self.outputs},edid=off",
+            # A touch-like absolute pointer and a keyboard, driven with QMP input-send-event.
+            "-device", "virtio-tablet-pci", "-device", "virtio-keyboard-pci",
             "-fsdev", "local,id=host,path=/,security_model=none,readonly=on,multidevs=remap",
             "-device", "virtio-9p-pci,fsdev=host,mount_tag=host",
             "-serial", f"file:{self.console}",
@@ -224,6 +226,21 @@ class VM:
         path = os.path.join(self.dir, f"screen-{head}.ppm")
         self.execute("screendump", filename=path, device="gpu", head=head)
         return read_ppm(path)
+
+    def click(self, x, y, width, height, head=0):
+        """A press and release of the tablet's left button at pixel (x, y) of output `head`
+        (QMP input-send-event: absolute axes run 0 to 0x7fff across the output)."""
+        ax, ay = round(x * 0x7FFF / (width - 1)), round(y * 0x7FFF / (height - 1))
+        self.execute("input-send-event", head=head, events=[
+            {"type": "abs", "data": {"axis": "x", "value": ax}},
+            {"type": "abs", "data": {"axis": "y", "value": ay}}])
+        for down in (True, False):
+            self.execute("input-send-event", head=head, events=[{"type": "btn", "data": {"down": down, "button": "left"}}])
+
+    def key(self, qcode):
+        """A press and release of a key (QEMU's qcode: "ret", "tab", ...)."""
+        for down in (True, False):
+            self.execute("input-send-event", events=[{"type": "key", "data": {"down": down, "key": {"type": "qcode", "data": qcode}}}])
 
     def console_text(self):
         try:
