@@ -10,7 +10,9 @@ pkg-config --exists libsystemd 2>/dev/null || need+=(libsystemd-dev pkg-config) 
 for pc in cairo pangocairo librsvg-2.0; do               # the native renderer's drawing (SplashDraw)
   pkg-config --exists "$pc" 2>/dev/null || need+=(libcairo2-dev libpango1.0-dev librsvg2-dev pkg-config)
 done
-pkg-config --exists libdrm 2>/dev/null || need+=(libdrm-dev)   # the native renderer's mode setting (SplashKMS)
+pkg-config --exists libdrm 2>/dev/null || need+=(libdrm-dev)   # the native renderer's mode setting (SplashKMS) ...
+pkg-config --exists libinput 2>/dev/null || need+=(libinput-dev)  # ... and its touch, pointer and keys
+[ -x /lib/systemd/systemd-udevd ] || need+=(udev)                   # the VM tests' guest runs udev for its input devices
 command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)  # its tests: real kernel DRM drivers in a VM ...
 ls /boot/vmlinuz-* >/dev/null 2>&1 || need+=(linux-image-amd64)       # ... booting Debian's own kernel ...
 [ -x /bin/busybox ] || need+=(busybox-static)                          # ... from a busybox initramfs (Tests/vm)
