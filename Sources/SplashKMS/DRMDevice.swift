@@ -48,17 +48,23 @@ public final class DRMDevice {
     }
 
     /// The connected outputs, each with a CRTC of its own and its preferred mode (else its first).
-    public func connectedOutputs() throws(KMSError) -> [OutputInfo] {
+    /// Outputs in `keeping` that are still connected are returned as they are (their CRTCs stay
+    /// theirs); a new one gets a CRTC none of them has.
+    public func connectedOutputs(keeping existing: [OutputInfo] = []) throws(KMSError) -> [OutputInfo] {
         guard let resources = drmModeGetResources(fd) else { throw KMSError("cannot read \(path)'s resources", errno: errno) }
         defer { drmModeFreeResources(resources) }
         let crtcs = (0..<Int(resources.pointee.count_crtcs)).map { resources.pointee.crtcs[$0] }
-        var taken = Set<UInt32>()
+        var taken = Set(existing.map(\.crtc))
         var outputs: [OutputInfo] = []
         for index in 0..<Int(resources.pointee.count_connectors) {
             guard let connector = drmModeGetConnector(fd, resources.pointee.connectors[index]) else { continue }
             defer { drmModeFreeConnector(connector) }
             let c = connector.pointee
             guard c.connection == DRM_MODE_CONNECTED, c.count_modes > 0 else { continue }
+            if let kept = existing.first(where: { $0.connector == c.connector_id }) {
+                outputs.append(kept)
+                continue
+            }
             let modes = (0..<Int(c.count_modes)).map { c.modes[$0] }
             let mode = modes.first { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 } ?? modes[0]
             guard let crtc = pickCRTC(c, crtcs: crtcs, taken: taken) else { continue }
@@ -72,6 +78,7 @@ public final class DRMDevice {
     /// The CRTC the connector's encoder drives now, else the first free one an encoder of it can.
     private func pickCRTC(_ c: drmModeConnector, crtcs: [UInt32], taken: Set<UInt32>) -> UInt32? {
         if c.encoder_id != 0, let encoder = drmModeGetEncoder(fd, c.encoder_id) {
+            // (A CRTC another output keeps is not this one's, even if the encoder still says so.)
             defer { drmModeFreeEncoder(encoder) }
             let crtc = encoder.pointee.crtc_id
             if crtc != 0, !taken.contains(crtc) { return crtc }

@@ -58,6 +58,7 @@ struct SplashdKMS: ParsableCommand {
             if let first = outputs.first {
                 renderer.input = InputDevices(width: Double(first.width), height: Double(first.height))
             }
+            renderer.hotplug = HotplugMonitor()
         } catch {
             StandardStreams.printError("splashd-kms: \(error)")
             throw ExitCode(69)
@@ -79,7 +80,7 @@ struct SplashdKMS: ParsableCommand {
 /// none while nothing does.
 final class Renderer {
     let device: DRMDevice
-    let outputs: [DRMOutput]
+    var outputs: [DRMOutput]
     let painter: SplashPainter
     let rotation: SplashRotation
     let start = ContinuousClock.now
@@ -138,6 +139,8 @@ final class Renderer {
 
     /// Input devices for the error view's buttons (none: touch and keys do nothing).
     var input: InputDevices?
+    /// Outputs plugged in and out (none: the outputs found at start stay the outputs).
+    var hotplug: HotplugMonitor?
     /// The button Enter presses (Retry unless Tab or an arrow moved on).
     var focus = 0
 
@@ -154,6 +157,7 @@ final class Renderer {
                 let moving = painter.timeline.isMoving(view, at: times)
                 let ready = wait(on: connection, timeoutMs: moving ? 0 : stale ? 100 : -1)
                 if ready.input, let input { try act(on: input.read(), connection) }
+                if ready.hotplug, let hotplug, hotplug.read() { rescan() }
                 if ready.socket { message = try receiveNow(connection) }
                 if message == nil {
                     if moving || stale { frame() }
@@ -184,13 +188,41 @@ final class Renderer {
         }
     }
 
-    /// Waits (poll(2), at most `timeoutMs`; −1: until something comes) for the socket or the input
-    /// devices to be readable.
-    private func wait(on connection: SplashConnection, timeoutMs: Int32) -> (socket: Bool, input: Bool) {
-        var fds = [pollfd(fd: connection.descriptor, events: Int16(POLLIN), revents: 0)]
-        if let input { fds.append(pollfd(fd: input.descriptor, events: Int16(POLLIN), revents: 0)) }
-        guard poll(&fds, nfds_t(fds.count), timeoutMs) > 0 else { return (false, false) }
-        return (fds[0].revents != 0, fds.count > 1 && fds[1].revents != 0)
+    /// Waits (poll(2), at most `timeoutMs`; −1: until something comes) for the socket, the input
+    /// devices or a hotplug event.
+    private func wait(on connection: SplashConnection, timeoutMs: Int32) -> (socket: Bool, input: Bool, hotplug: Bool) {
+        var fds = [pollfd(fd: connection.descriptor, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: input?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: hotplug?.descriptor ?? -1, events: Int16(POLLIN), revents: 0)]
+        guard poll(&fds, nfds_t(fds.count), timeoutMs) > 0 else { return (false, false, false) }
+        return (fds[0].revents != 0, fds[1].revents != 0, fds[2].revents != 0)
+    }
+
+    /// After a hotplug event: an output connected since shows the splash (laid out for its own
+    /// size); one unplugged is let go. The others are not touched.
+    func rescan() {
+        let infos: [DRMDevice.OutputInfo]
+        do {
+            infos = try device.connectedOutputs(keeping: outputs.map(\.info))
+        } catch {
+            StandardStreams.printError("splashd-kms: \(error)")
+            return
+        }
+        let connected = Set(infos.map(\.connector))
+        for output in outputs where !connected.contains(output.info.connector) {
+            waitForFlips(of: output)
+            StandardStreams.printError("splashd-kms: \(output.info.name) unplugged: let go")
+        }
+        outputs.removeAll { !connected.contains($0.info.connector) }
+        for info in infos where !outputs.contains(where: { $0.info.connector == info.connector }) {
+            do {
+                outputs.append(try DRMOutput(device: device, info: info))
+                StandardStreams.printError("splashd-kms: \(info.name) plugged in: \(info.width)x\(info.height)")
+            } catch {
+                StandardStreams.printError("splashd-kms: \(info.name): \(error)")
+            }
+        }
+        frame()
     }
 
     /// Touch, pointer and keys in the error view: Retry and Continue offline (SPEC §13).

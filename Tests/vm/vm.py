@@ -112,11 +112,12 @@ def read_ppm(path):
 class VM:
     """One virtual machine; `with VM() as vm:` boots it and stops it."""
 
-    def __init__(self, outputs=2, memory=1024, append=""):
+    def __init__(self, outputs=2, memory=1024, append="", second_output=True):
         self.dir = tempfile.mkdtemp(prefix="splashd-vm.")
         self.outputs = outputs
         self.memory = memory
         self.append = append
+        self.second_output = second_output
         self.process = None
         self.qmp = None
         self.control = None
@@ -135,13 +136,14 @@ class VM:
         build_initramfs(release, initrd)
         qmp_path, ctl_path = os.path.join(self.dir, "qmp.sock"), os.path.join(self.dir, "ctl.sock")
         self.console = os.path.join(self.dir, "console.log")
-        # video=Virtual-2:e turns the second output on (headless QEMU enables only the first);
+        # video=Virtual-2:e turns the second output on (headless QEMU enables only the first; a
+        # test that plugs it in later leaves it off);
         # edid=off gives each output a preferred mode of the device's default size.
         command = [
             "qemu-system-x86_64", "-machine", "q35", "-accel", "tcg", "-m", str(self.memory), "-smp", "2",
             "-nodefaults", "-no-reboot", "-display", "none",
             "-kernel", image, "-initrd", initrd,
-            "-append", f"console=ttyS0 panic=-1 loglevel=4 video=Virtual-2:e {self.append}",
+            "-append", f"console=ttyS0 panic=-1 loglevel=4 {'video=Virtual-2:e' if self.second_output else ''} {self.append}",
             "-device", f"virtio-gpu-pci,id=gpu,max_outputs={self.outputs},edid=off",
             # A touch-like absolute pointer and a keyboard, driven with QMP input-send-event.
             "-device", "virtio-tablet-pci", "-device", "virtio-keyboard-pci",
