@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: build release dist install deb man test bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw toml-test demo clean fuzz sanitize
+.PHONY: build release dist install deb man test bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms toml-test demo clean fuzz sanitize
 
 build:
 	$(SWIFT) build
@@ -84,6 +84,13 @@ bench-app: dist
 bench-draw:
 	$(SWIFT) build -c release --product draw-bench
 	.build/release/draw-bench renderer/themes/reference
+
+# The native renderer in a virtual machine (Debian's kernel, QEMU TCG, a two-output virtio GPU): from
+# its start to the first frame beside the kernel's boot time, its RSS, and its wake-ups while nothing
+# moves (docs/benchmarks.md, "The native renderer in a virtual machine"). Release binaries.
+bench-kms:
+	$(SWIFT) build -c release --product splashd --product splashd-kms
+	SPLASHD_BIN_DIR=$(CURDIR)/.build/release python3 Tests/vm/bench_kms.py
 
 # Config loading time against the number of steps (5,000 to 80,000): `splashd check`, release build.
 bench-config: dist

@@ -48,8 +48,12 @@ public struct SplashView: Sendable, Equatable {
 
     /// The view of `state` in `theme`: in `error`, the theme's `[errors.CODE]` words or the state's
     /// message (and the network detail line for `network`), and the buttons its actions offer.
+    /// Only what the theme shows is kept (progress and the step's label when it asks), so two
+    /// states that look the same are equal views and a renderer draws nothing for the second.
     public init(state: StateMessage, theme: Theme) {
-        self.init(phase: state.phase, slow: state.slow, progress: state.progress, step: state.phase == .loading ? state.message : nil)
+        self.init(
+            phase: state.phase, slow: state.slow, progress: theme.showProgress ? state.progress : 0,
+            step: theme.showStep && state.phase == .loading ? state.message : nil)
         if state.phase == .error, let info = state.error {
             let words = theme.errorTexts[info.code.rawValue]
             let title = words?.title ?? (info.message.isEmpty ? "Something went wrong" : info.message)

@@ -32,6 +32,22 @@ struct SplashdKMS: ParsableCommand {
     @Flag(help: "The theme's dark palette.")
     var dark = false
 
+    /// How long after this process started, and after the kernel did, it is now (the kernel's
+    /// boot clock, which counts suspend too, and the process's start from /proc/self/stat).
+    static func startReport() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &now)
+        let boot = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        let stat = (try? FileSystem.readFile("/proc/self/stat", limit: 4096)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        // Field 22, counted after the command name's closing parenthesis (the name may hold spaces).
+        let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+        let ticks = fields.count > 19 ? Double(fields[19]) : nil
+        let start = ticks.map { $0 / Double(sysconf(Int32(_SC_CLK_TCK))) }
+        func seconds(_ value: Double) -> String { "\((value * 1000).rounded() / 1000) s" }
+        return start.map { "\(seconds(boot - $0)) after the process started, \(seconds(boot)) after the kernel did" }
+            ?? "\(seconds(boot)) after the kernel started"
+    }
+
     func validate() throws {
         guard SplashRotation(rawValue: rotate) != nil else { throw ValidationError("--rotate takes 0, 90, 180 or 270") }
     }
@@ -65,6 +81,8 @@ struct SplashdKMS: ParsableCommand {
         }
         // The first frame at once: the theme's background, before splashd answers.
         renderer.frame()
+        StandardStreams.printError("splashd-kms: first frame on \(renderer.outputs.map(\.info.name).joined(separator: ", ")) "
+            + Self.startReport())
         let path = socket ?? SocketDefaults.path(environment: ProcessEnvironment.current())
         do {
             let connection = try SplashConnection(path: path)
@@ -175,6 +193,9 @@ final class Renderer {
             if next.slow, slowSince == nil { slowSince = .now }
             if !next.slow { slowSince = nil }
             if next.error == nil || view.error == nil { focus = 0 }
+            // splashd publishes as the launch goes on; a state that looks as the last did is
+            // not drawn again (nothing is redrawn while nothing moves).
+            guard next != view else { continue }
             view = next
             frame()
         }

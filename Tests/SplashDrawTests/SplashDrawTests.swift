@@ -62,6 +62,45 @@ import TestSupport
     }
 }
 
+/// What a state shows: the view a renderer draws, and when two states look the same.
+@Suite struct SplashViewTests {
+    static let theme = try! ThemeLoader.load(directory: Binaries.packageRoot + "/renderer/themes/reference").theme
+
+    static func state(_ fields: String) -> StateMessage {
+        let phase = fields.contains(#""phase":"#) ? "" : #""phase":"loading","#
+        let line = #"{"type":"state","seq":1,"launch":"l",\#(phase)"reason":"boot","slow":false,"progress":0.3,"elapsed_ms":10,"steps":[]"#
+            + (fields.isEmpty ? "" : "," + fields) + "}"
+        guard case .state(let state)? = ServerMessage.decode(Array(line.utf8)) else { fatalError("not a state: \(line)") }
+        return state
+    }
+
+    @Test func statesThatLookAlikeAreTheSameViewSoNothingIsRedrawn() {
+        // The reference theme shows neither progress nor the step: only phase and slow count.
+        let a = SplashView(state: Self.state(#""message":"Signing in""#), theme: Self.theme)
+        let b = SplashView(state: Self.state(#""message":"Loading configuration","progress":0.9"#), theme: Self.theme)
+        #expect(a == b)
+        var showing = Self.theme
+        showing.showProgress = true
+        showing.showStep = true
+        let c = SplashView(state: Self.state(#""message":"Signing in""#), theme: showing)
+        #expect(c.step == "Signing in" && c.progress == 0.3)
+        #expect(c != SplashView(state: Self.state(#""message":"Loading configuration""#), theme: showing))
+    }
+
+    @Test func anErrorTakesTheThemesWordsAndOffersItsActions() {
+        let network = SplashView(
+            state: Self.state(#""phase":"error","error":{"code":"network","message":"Unable to connect","step":"auth","actions":["retry","continue-offline"]}"#),
+            theme: Self.theme)
+        #expect(network.error == .init(title: "Unable to connect", detail: SplashView.networkDetail, buttons: [.retry, .continueOffline]))
+        var worded = Self.theme
+        worded.errorTexts["timeout"] = .init(title: "Still working", detail: "Hang on")
+        let timeout = SplashView(
+            state: Self.state(#""phase":"error","error":{"code":"timeout","message":"This is taking longer than expected","step":null,"actions":["retry"]}"#),
+            theme: worded)
+        #expect(timeout.error == .init(title: "Still working", detail: "Hang on", buttons: [.retry]))
+    }
+}
+
 /// The reference theme drawn into memory with the same code a display gets (SPEC §13).
 @Suite struct SplashPainterTests {
     static let directory = Binaries.packageRoot + "/renderer/themes/reference"
