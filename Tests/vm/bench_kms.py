@@ -17,9 +17,9 @@ from test_kms import start, wait_screen, logo_and_text_drawn, THEME  # noqa: E40
 
 def guest(machine, command):
     """Runs `command` in the guest; its output (through a file read back over the console)."""
-    assert machine.run(f"({command}) > /tmp/bench.out 2>&1") == 0, command
+    assert machine.run(f"({command}) > /run/t/bench.out 2>&1") == 0, command
     marker = f"-- {time.monotonic_ns()} --"
-    machine.run(f"echo '{marker}' > /dev/ttyS0; cat /tmp/bench.out > /dev/ttyS0; echo '{marker}' > /dev/ttyS0")
+    machine.run(f"echo '{marker}' > /dev/ttyS0; cat /run/t/bench.out > /dev/ttyS0; echo '{marker}' > /dev/ttyS0")
     end = time.monotonic() + 10
     while time.monotonic() < end:
         text = machine.console_text()
@@ -36,7 +36,7 @@ def main():
             start(machine, {"slow_after": "10m", "timeout": "10m"})
             wait_screen(machine, 0, logo_and_text_drawn, "the reference splash")
             time.sleep(1)  # the entry is over: nothing moves from here
-            first = guest(machine, "grep 'first frame' /tmp/kms.log")
+            first = guest(machine, "grep 'first frame' /run/t/kms.log")
             pid = guest(machine, "pgrep -x splashd-kms")
             before = guest(machine, f"grep -E 'VmRSS|VmHWM|voluntary_ctxt' /proc/{pid}/status; cat /proc/{pid}/stat")
             time.sleep(10)

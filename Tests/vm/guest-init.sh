@@ -12,13 +12,16 @@ mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose host /host || { echo
 mount -t proc proc /host/proc || echo "vm: cannot mount /proc"
 mount -t sysfs sys /host/sys || echo "vm: cannot mount /sys"
 mount -t devtmpfs dev /host/dev || echo "vm: cannot mount /dev"
-for dir in tmp run var/tmp; do mount -t tmpfs tmpfs "/host/$dir" || echo "vm: cannot mount /$dir"; done
+# Scratch space on tmpfs: /run (and /var/tmp). The host's /tmp stays visible, read-only like the
+# rest: a checkout there (a CI's clone) holds the binaries the guest runs.
+for dir in run var/tmp; do mount -t tmpfs tmpfs "/host/$dir" || echo "vm: cannot mount /$dir"; done
 echo "vm: host mounted; kernel $(uname -r)"
-exec chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp SWIFT_BACKTRACE=enable=no /bin/sh -c '
+exec chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/run SWIFT_BACKTRACE=enable=no /bin/sh -c '
   # splashd.gpu=later on the command line: the test loads the driver itself (a late GPU).
   grep -q splashd.gpu=later /proc/cmdline || { modprobe virtio-gpu && echo "vm: virtio-gpu loaded"; }
   # The virtual tablet and keyboard (/dev/input/event*), known to udev as on any device:
   # libinput takes only devices udev has initialised.
+  mkdir -p /run/t
   modprobe -a virtio_input evdev 2>/dev/null
   /lib/systemd/systemd-udevd --daemon 2>/dev/null && udevadm trigger --action=add --subsystem-match=input 2>/dev/null && udevadm settle --timeout=30 2>/dev/null
   echo "vm: udev settled"
@@ -28,7 +31,7 @@ exec chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp S
   stty -F /dev/ttyS1 raw -echo
   echo "vm: ready" >/dev/ttyS1
   while IFS= read -r line; do
-    sh -c "$line" </dev/null >>/tmp/vm-commands.log 2>&1 9<&-
+    sh -c "$line" </dev/null >>/run/vm-commands.log 2>&1 9<&-
     echo "done $?" >/dev/ttyS1
   done </dev/ttyS1
   poweroff -f

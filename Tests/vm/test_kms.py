@@ -50,24 +50,24 @@ class Screen:
 
 
 def hold_plugin(machine):
-    """An external plugin whose step runs until /tmp/go exists: the launch's work in progress,
+    """An external plugin whose step runs until /run/t/go exists: the launch's work in progress,
     so its destination is not decided (the renderer does not hand the display over)."""
-    assert machine.run("mkdir -p /tmp/plugins && printf '#!/bin/sh\\nwhile [ ! -e /tmp/go ]; do sleep 0.05; done\\n' > /tmp/plugins/hold.sh"
-                       " && chmod +x /tmp/plugins/hold.sh"
-                       " && printf 'exec = \"/tmp/plugins/hold.sh\"\\ntimeout = \"10m\"\\n' > /tmp/plugins/hold.toml") == 0
+    assert machine.run("mkdir -p /run/t/plugins && printf '#!/bin/sh\\nwhile [ ! -e /run/t/go ]; do sleep 0.05; done\\n' > /run/t/plugins/hold.sh"
+                       " && chmod +x /run/t/plugins/hold.sh"
+                       " && printf 'exec = \"/run/t/plugins/hold.sh\"\\ntimeout = \"10m\"\\n' > /run/t/plugins/hold.toml") == 0
 
 
 def start(machine, splash, kms_args="", hold=True):
-    text = config("/tmp/splashd.toml", **splash)
+    text = config("/run/t/splashd.toml", **splash)
     if hold:
         hold_plugin(machine)
-        text = text.replace(" > /tmp/splashd.toml", " '' '[[step]]' 'id = \"hold\"' 'plugin = \"hold\"' > /tmp/splashd.toml")
+        text = text.replace(" > /run/t/splashd.toml", " '' '[[step]]' 'id = \"hold\"' 'plugin = \"hold\"' > /run/t/splashd.toml")
     assert machine.run(text) == 0
-    assert machine.run(f"{BIN}/splashd --config /tmp/splashd.toml --plugin-dir /tmp/plugins --socket /tmp/s.sock --state-dir /tmp/state "
-                       "--log-format text >/tmp/splashd.log 2>&1 &") == 0
-    assert machine.run("i=0; while [ ! -S /tmp/s.sock ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; [ -S /tmp/s.sock ]",
+    assert machine.run(f"{BIN}/splashd --config /run/t/splashd.toml --plugin-dir /run/t/plugins --socket /run/t/s.sock --state-dir /run/t/state "
+                       "--log-format text >/run/t/splashd.log 2>&1 &") == 0
+    assert machine.run("i=0; while [ ! -S /run/t/s.sock ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; [ -S /run/t/s.sock ]",
                        timeout=90) == 0, "splashd did not listen in the guest"
-    assert machine.run(f"{BIN}/splashd-kms --socket /tmp/s.sock --theme {THEME} {kms_args} >/tmp/kms.log 2>&1 &") == 0
+    assert machine.run(f"{BIN}/splashd-kms --socket /run/t/s.sock --theme {THEME} {kms_args} >/run/t/kms.log 2>&1 &") == 0
 
 
 def wait_screen(machine, head, predicate, what, timeout=60):
@@ -78,7 +78,7 @@ def wait_screen(machine, head, predicate, what, timeout=60):
         if predicate(screen):
             return screen
         if time.monotonic() > end:
-            machine.run("cat /tmp/kms.log /tmp/splashd.log > /dev/ttyS0")
+            machine.run("cat /run/t/kms.log /run/t/splashd.log > /dev/ttyS0")
             pytest.fail(f"output {head}: {what} never showed; the guest said:\n{machine.console_text()[-3000:]}")
         time.sleep(0.2)
 
@@ -128,8 +128,8 @@ def test_a_late_gpu_is_waited_for_and_then_drawn_on():
     with vm.VM(append="splashd.gpu=later") as machine:
         assert machine.run("[ ! -e /dev/dri/card0 ]") == 0, "the driver is not loaded yet"
         start(machine, {"slow_after": "1s", "timeout": "10m"})
-        assert machine.run("i=0; until grep -q 'waiting for /dev/dri/card0' /tmp/kms.log || [ $i -ge 300 ]; do sleep 0.1; i=$((i+1)); done; "
-                           "grep -q 'waiting for /dev/dri/card0' /tmp/kms.log", timeout=60) == 0
+        assert machine.run("i=0; until grep -q 'waiting for /dev/dri/card0' /run/t/kms.log || [ $i -ge 300 ]; do sleep 0.1; i=$((i+1)); done; "
+                           "grep -q 'waiting for /dev/dri/card0' /run/t/kms.log", timeout=60) == 0
         assert machine.run("modprobe virtio-gpu") == 0
         for head in (0, 1):
             wait_screen(machine, head, logo_and_text_drawn, "the reference splash after the driver came")
@@ -152,9 +152,9 @@ def test_the_app_takes_the_display_with_no_gap(tmp_path):
         start(machine, {"exit_animation": "10s"})
         for head in (0, 1):
             wait_screen(machine, head, logo_and_text_drawn, "the reference splash")
-        assert machine.run(f"{app} ff00ff '{BIN}/splashctl --socket /tmp/s.sock complete first-frame' >/tmp/app.log 2>&1 &") == 0
+        assert machine.run(f"{app} ff00ff '{BIN}/splashctl --socket /run/t/s.sock complete first-frame' >/run/t/app.log 2>&1 &") == 0
         # The app waits for the display; the hold step ends: only first-frame is left.
-        assert machine.run("touch /tmp/go") == 0
+        assert machine.run("touch /run/t/go") == 0
         seen = {0: [], 1: []}
         end = time.monotonic() + 60
         while time.monotonic() < end:
@@ -172,8 +172,8 @@ def test_the_app_takes_the_display_with_no_gap(tmp_path):
             assert [kind for kind, _ in runs] == ["splash", "app"], f"output {head}: {runs}"
         # The launch finished by the renderer's dismissed (within 5 s: the exit animation's own
         # limit is 10 s), and the renderer is gone.
-        assert machine.run(f"{BIN}/splashctl --socket /tmp/s.sock wait finished --timeout 5s", timeout=60) == 0
-        assert machine.run("grep -q 'the app has the display' /tmp/kms.log") == 0
+        assert machine.run(f"{BIN}/splashctl --socket /run/t/s.sock wait finished --timeout 5s", timeout=60) == 0
+        assert machine.run("grep -q 'the app has the display' /run/t/kms.log") == 0
         assert machine.run("i=0; while pgrep -x splashd-kms >/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; "
                            "! pgrep -x splashd-kms", timeout=60) == 0, "the renderer has exited"
         for head in (0, 1):
@@ -201,8 +201,8 @@ def test_retry_by_touch_and_by_key():
             else:
                 machine.key("ret")
             retries += 1
-            assert machine.run(f"i=0; until [ $(grep -c 'phase error -> loading' /tmp/splashd.log) -ge {retries} ] || [ $i -ge 300 ]; "
-                               f"do sleep 0.05; i=$((i+1)); done; [ $(grep -c 'phase error -> loading' /tmp/splashd.log) -ge {retries} ]",
+            assert machine.run(f"i=0; until [ $(grep -c 'phase error -> loading' /run/t/splashd.log) -ge {retries} ] || [ $i -ge 300 ]; "
+                               f"do sleep 0.05; i=$((i+1)); done; [ $(grep -c 'phase error -> loading' /run/t/splashd.log) -ge {retries} ]",
                                timeout=60) == 0, f"Retry by {how} took the launch back to loading"
 
 
@@ -221,7 +221,7 @@ def test_an_output_plugged_in_later_shows_the_splash_and_one_unplugged_is_let_go
         wait_screen(machine, 1, logo_and_text_drawn, "the splash on the output plugged in")
         print(f"plugged in -> the splash on it, seen from outside: {time.monotonic() - plugged:.2f} s")
         assert machine.run("echo off > /sys/class/drm/card0-Virtual-2/status && echo change > /sys/class/drm/card0/uevent") == 0
-        assert machine.run("i=0; until grep -q 'Virtual-2 unplugged' /tmp/kms.log || [ $i -ge 300 ]; do sleep 0.05; i=$((i+1)); done; "
-                           "grep -q 'Virtual-2 unplugged' /tmp/kms.log", timeout=60) == 0, "the unplugged output is let go"
+        assert machine.run("i=0; until grep -q 'Virtual-2 unplugged' /run/t/kms.log || [ $i -ge 300 ]; do sleep 0.05; i=$((i+1)); done; "
+                           "grep -q 'Virtual-2 unplugged' /run/t/kms.log", timeout=60) == 0, "the unplugged output is let go"
         assert machine.run("pgrep -x splashd-kms >/dev/null") == 0, "the renderer goes on"
         assert logo_and_text_drawn(Screen(*machine.screendump(0)))
