@@ -8,13 +8,48 @@ import SplashSupport
 import SplashTheme
 
 /// `splashd-kms`: the native renderer (SPEC §13): the theme drawn on every connected output
-/// through DRM/KMS, following splashd's states.
+/// through DRM/KMS, following splashd's states; `splashd-kms check --theme DIR` says whether it
+/// can draw a theme.
 @main
-struct SplashdKMS: ParsableCommand {
+struct SplashdKMSCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "splashd-kms",
         abstract: "Draw the splash on the display through DRM/KMS (no browser, no compositor).",
-        version: splashdVersion
+        version: splashdVersion,
+        subcommands: [SplashdKMS.self, Check.self],
+        defaultSubcommand: SplashdKMS.self
+    )
+
+    /// `splashd-kms check --theme DIR`.
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check that a theme can be drawn: exit 0, or 78 with every problem (file:line, or the file).")
+
+        @Option(help: "The theme directory.")
+        var theme: String
+
+        func run() throws {
+            do {
+                let loaded = try ThemeLoader.load(directory: theme)
+                // Drawn once in memory: the logo read and drawn (SVG or PNG), the texts laid out.
+                let painter = try SplashPainter(theme: loaded.theme, directory: theme)
+                painter.draw(SplashView(), at: .init(sinceShown: 2000), into: SplashImage(width: 320, height: 480))
+                let themeFile = (theme.hasSuffix("/") ? theme : theme + "/") + ThemeLoader.fileName
+                for warning in ThemeLoader.warnings(for: loaded.theme) { StandardStreams.write("\(themeFile): warning: \(warning)\n") }
+                print("theme \"\(loaded.theme.name)\" can be drawn (\(loaded.files.count) files)")
+            } catch {
+                StandardStreams.write("\(error)\n")
+                throw ExitCode(78)
+            }
+        }
+    }
+}
+
+/// Runs the renderer (the default).
+struct SplashdKMS: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Draw the splash on every connected output until the app takes the display (the default)."
     )
 
     @Option(help: "splashd's socket (default: $SPLASHD_SOCKET, else \(SocketDefaults.path)).")
