@@ -29,18 +29,14 @@ struct SplashdKMSCommand: ParsableCommand {
         var theme: String
 
         func run() throws {
-            do {
-                let loaded = try ThemeLoader.load(directory: theme)
+            let status = ThemeCheck.run(directory: theme) { loaded in
                 // Drawn once in memory: the logo read and drawn (SVG or PNG), the texts laid out.
                 let painter = try SplashPainter(theme: loaded.theme, directory: theme)
                 painter.draw(SplashView(), at: .init(sinceShown: 2000), into: SplashImage(width: 320, height: 480))
-                let themeFile = (theme.hasSuffix("/") ? theme : theme + "/") + ThemeLoader.fileName
-                for warning in ThemeLoader.warnings(for: loaded.theme) { StandardStreams.write("\(themeFile): warning: \(warning)\n") }
-                print("theme \"\(loaded.theme.name)\" can be drawn (\(loaded.files.count) files)")
-            } catch {
-                StandardStreams.write("\(error)\n")
-                throw ExitCode(78)
+            } verdict: {
+                "theme \"\($0.theme.name)\" can be drawn (\($0.files.count) files)"
             }
+            if status != 0 { throw ExitCode(status) }
         }
     }
 }

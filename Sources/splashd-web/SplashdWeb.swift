@@ -136,15 +136,8 @@ extension SplashdWeb {
         var theme: String
 
         func run() throws {
-            do {
-                let loaded = try ThemeLoader.load(directory: theme)
-                let themeFile = (theme.hasSuffix("/") ? theme : theme + "/") + ThemeLoader.fileName
-                for warning in ThemeLoader.warnings(for: loaded.theme) { StandardStreams.write("\(themeFile): warning: \(warning)\n") }
-                print("theme \"\(loaded.theme.name)\" is valid (\(loaded.files.count) files)")
-            } catch {
-                StandardStreams.write("\(error)\n")
-                throw ExitCode(78)
-            }
+            let status = ThemeCheck.run(directory: theme) { "theme \"\($0.theme.name)\" is valid (\($0.files.count) files)" }
+            if status != 0 { throw ExitCode(status) }
         }
     }
 }
