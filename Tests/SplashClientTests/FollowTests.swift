@@ -98,9 +98,13 @@ import Testing
             try peer.send(.ok(id: request.id))
             for state in [Fixtures.loading(seq: 17), repeated, Fixtures.error(seq: 19)] { try peer.send(.state(state)) }
             try peer.send(.event(name: "action", fields: ["name": "x"]))
+            // The states after finished go in the same write as it: the client closes once it has
+            // finished, and a later write would race that close (EPIPE, seen once in CI).
+            var tail: [UInt8] = []
             for state in [Fixtures.dismissing(seq: 20), Fixtures.finished(seq: 21), Fixtures.loading(seq: 22)] {
-                try peer.send(.state(state))
+                tail += ServerMessage.state(state).line() + [UInt8(ascii: "\n")]
             }
+            try peer.sendRaw(tail)
             try peer.waitForClose()
         }
         let connection = try SplashConnection(path: server.path)
