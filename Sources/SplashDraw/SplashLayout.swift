@@ -37,17 +37,15 @@ public struct SplashLayout: Sendable, Equatable {
     public var errorIcon: Rect?
     public var errorTitle: Rect?
     public var errorDetail: Rect?
-    public var buttons: [(button: SplashView.Button, rect: Rect)] = []
+    /// A button of the error view and where it is.
+    public struct Place: Sendable, Equatable {
+        public var button: SplashView.Button
+        public var rect: Rect
+    }
+    public var buttons: [Place] = []
 
     /// The button at a point (touch or pointer), if any.
     public func button(atX x: Double, y: Double) -> SplashView.Button? {
         buttons.first { $0.rect.contains(x: x, y: y) }?.button
-    }
-
-    public static func == (a: SplashLayout, b: SplashLayout) -> Bool {
-        a.width == b.width && a.height == b.height && a.logo == b.logo && a.name == b.name && a.tagline == b.tagline
-            && a.indicator == b.indicator && a.progress == b.progress && a.step == b.step && a.errorIcon == b.errorIcon
-            && a.errorTitle == b.errorTitle && a.errorDetail == b.errorDetail
-            && a.buttons.map(\.button) == b.buttons.map(\.button) && a.buttons.map(\.rect) == b.buttons.map(\.rect)
     }
 }

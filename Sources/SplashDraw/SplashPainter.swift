@@ -34,9 +34,11 @@ public final class SplashPainter {
         case png(OpaquePointer)
     }
 
-    /// A painter for `theme`, whose files are in `directory`; `dark` picks the dark palette
-    /// (`appearance = "auto"` is light on a display with no system setting, SPEC §13).
-    public init(theme: Theme, directory: String, dark: Bool? = nil) throws(SplashDrawError) {
+    /// A painter for `theme` with its files as `ThemeLoader` read them (regular files, no links,
+    /// bounded: the logo is decoded from those bytes, never read again from disk); `directory`
+    /// only names the logo in errors. `dark` picks the dark palette (`appearance = "auto"` is
+    /// light on a display with no system setting, SPEC §13).
+    public init(theme: Theme, files: [String: ThemeLoader.File], directory: String, dark: Bool? = nil) throws(SplashDrawError) {
         self.theme = theme
         let useDark = dark ?? (theme.appearance == .dark)
         palette = useDark ? theme.dark : theme.light
@@ -45,10 +47,16 @@ public final class SplashPainter {
         fontContext = pango_font_map_create_context(pango_cairo_font_map_get_default())
         if let name = theme.logo {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
-            logo = try Self.readLogo(path)
+            guard let file = files[name] else { throw .badLogo(path: path, reason: "not among the theme's files") }
+            logo = try Self.decodeLogo(file, path: path)
         } else {
             logo = nil
         }
+    }
+
+    /// A painter for a theme `ThemeLoader` loaded from `directory`.
+    public convenience init(_ loaded: ThemeLoader.Loaded, directory: String, dark: Bool? = nil) throws(SplashDrawError) {
+        try self.init(theme: loaded.theme, files: loaded.files, directory: directory, dark: dark)
     }
 
     deinit {
@@ -61,23 +69,50 @@ public final class SplashPainter {
         }
     }
 
-    private static func readLogo(_ path: String) throws(SplashDrawError) -> Logo {
-        if path.lowercased().hasSuffix(".svg") {
+    /// The logo from its bytes: SVG through librsvg, PNG through cairo's reader; other images
+    /// (which the page can show) are refused.
+    private static func decodeLogo(_ file: ThemeLoader.File, path: String) throws(SplashDrawError) -> Logo {
+        switch file.contentType {
+        case "image/svg+xml":
             var error: UnsafeMutablePointer<GError>?
-            guard let handle = rsvg_handle_new_from_file(path, &error) else {
+            let handle = file.bytes.withUnsafeBufferPointer { rsvg_handle_new_from_data($0.baseAddress, gsize($0.count), &error) }
+            guard let handle else {
                 let reason = error.map { String(cString: $0.pointee.message) } ?? "not an SVG image"
                 if let error { g_error_free(error) }
                 throw .badLogo(path: path, reason: reason)
             }
             return .svg(handle)
+        case "image/png":
+            let reader = PNGReader(file.bytes)
+            let surface = withExtendedLifetime(reader) {
+                cairo_image_surface_create_from_png_stream({ closure, data, length in
+                    Unmanaged<PNGReader>.fromOpaque(closure!).takeUnretainedValue().read(into: data!, length: Int(length))
+                }, Unmanaged.passUnretained(reader).toOpaque())!
+            }
+            let status = cairo_surface_status(surface)
+            guard status == CAIRO_STATUS_SUCCESS else {
+                cairo_surface_destroy(surface)
+                throw .badLogo(path: path, reason: String(cString: cairo_status_to_string(status)))
+            }
+            return .png(surface)
+        default:
+            throw .badLogo(path: path, reason: "the native renderer draws SVG and PNG logos, not \(file.contentType)")
         }
-        let surface = cairo_image_surface_create_from_png(path)!
-        let status = cairo_surface_status(surface)
-        guard status == CAIRO_STATUS_SUCCESS else {
-            cairo_surface_destroy(surface)
-            throw .badLogo(path: path, reason: String(cString: cairo_status_to_string(status)))
+    }
+
+    /// cairo's PNG stream over bytes in memory.
+    private final class PNGReader {
+        let bytes: [UInt8]
+        var offset = 0
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        func read(into data: UnsafeMutablePointer<UInt8>, length: Int) -> cairo_status_t {
+            guard length <= bytes.count - offset else { return CAIRO_STATUS_READ_ERROR }
+            bytes.withUnsafeBufferPointer { data.update(from: $0.baseAddress! + offset, count: length) }
+            offset += length
+            return CAIRO_STATUS_SUCCESS
         }
-        return .png(surface)
     }
 
     // MARK: Layout
@@ -131,9 +166,10 @@ public final class SplashPainter {
 
     /// The size of `text` laid out within `width`: the widest line, and the lines' height.
     private func measure(_ text: String, _ style: TextStyle, width: Double) -> (width: Double, height: Double) {
+        let layout = textLayout(text, style, width: width)
         var ink = PangoRectangle(), logical = PangoRectangle()
-        pango_layout_get_pixel_extents(textLayout(text, style, width: width), &ink, &logical)
-        let lines = Double(pango_layout_get_line_count(textLayout(text, style, width: width)))
+        pango_layout_get_pixel_extents(layout, &ink, &logical)
+        let lines = Double(pango_layout_get_line_count(layout))
         return (Double(logical.width), max(Double(logical.height), lines * style.lineHeight))
     }
 
@@ -171,7 +207,7 @@ public final class SplashPainter {
             let total = widths.reduce(0, +) + Double(max(widths.count - 1, 0)) * 12
             var x = width / 2 - total / 2
             for (button, buttonWidth) in zip(error.buttons, widths) {
-                layout.buttons.append((button, SplashLayout.Rect(x: x, y: y, width: buttonWidth, height: 44)))
+                layout.buttons.append(.init(button: button, rect: SplashLayout.Rect(x: x, y: y, width: buttonWidth, height: 44)))
                 x += buttonWidth + 12
             }
         } else if view.phase == .loading, view.slow {
@@ -370,7 +406,7 @@ public final class SplashPainter {
         if let rect = layout.errorDetail, let detail = error.detail {
             drawText(cr, detail, .errorDetail, in: rect, color: palette.foreground, opacity: 0.7, offset: 0)
         }
-        for (button, rect) in layout.buttons {
+        for (button, rect) in layout.buttons.map({ ($0.button, $0.rect) }) {
             let filled = button == .retry
             if filled {
                 setColor(cr, palette.foreground)

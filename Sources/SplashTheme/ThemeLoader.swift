@@ -34,6 +34,11 @@ public enum ThemeLoader {
     public struct File: Sendable, Equatable {
         public var bytes: [UInt8]
         public var contentType: String
+
+        public init(bytes: [UInt8], contentType: String) {
+            self.bytes = bytes
+            self.contentType = contentType
+        }
     }
 
     /// A theme and its files by name: every image and font in the directory, each a regular file

@@ -10,9 +10,9 @@ import SplashTheme
 
 let directory = CommandLine.arguments.dropFirst().first ?? "renderer/themes/reference"
 let frames = 240
-let theme: Theme
+let loaded: ThemeLoader.Loaded
 do {
-    theme = try ThemeLoader.load(directory: directory).theme
+    loaded = try ThemeLoader.load(directory: directory)
 } catch {
     StandardStreams.printError("draw-bench: \(error)")
     exit(1)
@@ -38,7 +38,7 @@ for (width, height) in [(1920, 1080), (3840, 2160)] {
     let image = SplashImage(width: width, height: height)
     let painter: SplashPainter
     do {
-        painter = try SplashPainter(theme: theme, directory: directory)
+        painter = try SplashPainter(loaded, directory: directory)
     } catch {
         StandardStreams.printError("draw-bench: \(error)")
         exit(1)

@@ -31,7 +31,7 @@ struct SplashdKMSCommand: ParsableCommand {
         func run() throws {
             let status = ThemeCheck.run(directory: theme) { loaded in
                 // Drawn once in memory: the logo read and drawn (SVG or PNG), the texts laid out.
-                let painter = try SplashPainter(theme: loaded.theme, directory: theme)
+                let painter = try SplashPainter(loaded, directory: theme)
                 painter.draw(SplashView(), at: .init(sinceShown: 2000), into: SplashImage(width: 320, height: 480))
             } verdict: {
                 "theme \"\($0.theme.name)\" can be drawn (\($0.files.count) files)"
@@ -84,11 +84,9 @@ struct SplashdKMS: ParsableCommand {
     }
 
     func run() throws {
-        let loaded: Theme
         let painter: SplashPainter
         do {
-            loaded = try ThemeLoader.load(directory: theme).theme
-            painter = try SplashPainter(theme: loaded, directory: theme, dark: dark ? true : nil)
+            painter = try SplashPainter(ThemeLoader.load(directory: theme), directory: theme, dark: dark ? true : nil)
         } catch {
             StandardStreams.printError("splashd-kms: \(error)")
             throw ExitCode(78)
@@ -179,10 +177,11 @@ final class Renderer {
         let deadline = ContinuousClock.now + .seconds(2)
         while output.flipPending {
             let left = Self.ms(deadline - .now)
-            if left <= 0 || !DRMEvents.handle(device, timeoutMs: Int32(left.rounded(.up))) && ContinuousClock.now >= deadline {
+            guard left > 0 else {
                 StandardStreams.printError("splashd-kms: \(output.info.name): no flip for 2 s")
                 return
             }
+            DRMEvents.handle(device, timeoutMs: Int32(left.rounded(.up)))
         }
     }
 
@@ -323,7 +322,7 @@ final class Renderer {
         StandardStreams.printError("splashd-kms: handing the display to the app")
         var phase = start
         var dismissedSent = false
-        var waited = Duration.zero
+        let began = ContinuousClock.now
         while true {
             let appShows = !outputs.contains(where: \.showsOwnFrame)
             if appShows, phase == .dismissing, !dismissedSent {
@@ -336,8 +335,7 @@ final class Renderer {
             }
             // The CRTCs are looked at every 20 ms for the first 10 s, every 250 ms after: the
             // kernel does not tell another master's mode setting. States are read meanwhile.
-            let interval: Duration = waited < .seconds(10) ? .milliseconds(20) : .milliseconds(250)
-            waited += interval
+            let interval: Duration = ContinuousClock.now - began < .seconds(10) ? .milliseconds(20) : .milliseconds(250)
             do {
                 if case .state(let state) = try connection.receive(timeout: interval) { phase = state.phase }
             } catch .timedOut {

@@ -104,7 +104,8 @@ import TestSupport
 /// The reference theme drawn into memory with the same code a display gets (SPEC §13).
 @Suite struct SplashPainterTests {
     static let directory = Binaries.packageRoot + "/renderer/themes/reference"
-    static let theme = try! ThemeLoader.load(directory: directory).theme
+    static let loaded = try! ThemeLoader.load(directory: directory)
+    static let theme = loaded.theme
     static let teal = (r: UInt8(0x0D), g: UInt8(0x73), b: UInt8(0x77))
     static let network = SplashView(
         phase: .error, slow: true,
@@ -113,7 +114,7 @@ import TestSupport
     func painter(dark: Bool = false, _ change: (inout Theme) -> Void = { _ in }) throws -> SplashPainter {
         var theme = Self.theme
         change(&theme)
-        return try SplashPainter(theme: theme, directory: Self.directory, dark: dark)
+        return try SplashPainter(theme: theme, files: Self.loaded.files, directory: Self.directory, dark: dark)
     }
 
     /// Whether `p` is within `tolerance` of `c` in each channel.
@@ -223,20 +224,26 @@ import TestSupport
         #expect(near(straight.pixel(x: 400, y: 640 - 40), (0x0D, 0x73, 0x77), 8) || near(straight.pixel(x: 345, y: 600), (255, 255, 255)))
     }
 
-    @Test func aLogoThatIsNotAnImageIsRefusedWithItsPath() throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.remove() }
-        _ = try dir.write("logo.svg", "<svg")
-        _ = try dir.write("logo.png", "not a png")
+    /// The logo is decoded from the bytes ThemeLoader read (bounded, never through a link), not
+    /// read again by path; what cannot be drawn is refused with the file's path.
+    @Test func aLogoThatCannotBeDrawnIsRefusedWithItsPath() throws {
         var theme = Self.theme
-        theme.logo = "logo.svg"
-        #expect(throws: SplashDrawError.self) { try SplashPainter(theme: theme, directory: dir.path) }
-        theme.logo = "logo.png"
-        do {
-            _ = try SplashPainter(theme: theme, directory: dir.path)
-            Issue.record("a PNG that is not one was taken")
-        } catch {
-            #expect(error.description.hasPrefix("\(dir.path)/logo.png: cannot draw the logo: "))
+        for (name, type, bytes) in [
+            ("logo.svg", "image/svg+xml", Array("<svg".utf8)), ("logo.png", "image/png", Array("not a png".utf8)),
+            ("logo.webp", "image/webp", Array("RIFF".utf8)),
+        ] {
+            theme.logo = name
+            let files = [name: ThemeLoader.File(bytes: bytes, contentType: type)]
+            do {
+                _ = try SplashPainter(theme: theme, files: files, directory: "/themes/t")
+                Issue.record("\(name) was taken")
+            } catch {
+                #expect(error.description.hasPrefix("/themes/t/\(name): cannot draw the logo: "), "\(error)")
+            }
+        }
+        theme.logo = "gone.svg"
+        #expect(throws: SplashDrawError.badLogo(path: "/themes/t/gone.svg", reason: "not among the theme's files")) {
+            try SplashPainter(theme: theme, files: [:], directory: "/themes/t")
         }
     }
 
