@@ -218,6 +218,7 @@ let package = Package(
             name: "SplashFuzz",
             dependencies: [
                 "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashWeb", "SplashTheme", "SplashTelemetry",
+                "SplashDraw",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -6,7 +6,7 @@ import PackageDescription
 
 let targets = [
     "request", "toml", "config", "manifest", "plugin-output", "session", "counter", "history", "config-cache", "deep-link",
-    "web-http", "web-frames", "otel-cursor", "otel-records",
+    "web-http", "web-frames", "otel-cursor", "otel-records", "theme",
 ]
 
 let package = Package(

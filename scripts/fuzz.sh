@@ -10,7 +10,7 @@
 # --address     also build with AddressSanitizer (slower; a separate build in Fuzz/.build-asan)
 # --seed N      libFuzzer's seed (CI uses a fixed one, so a brief run is repeatable)
 # TARGET        request toml config manifest plugin-output session counter history config-cache deep-link
-#               web-http web-frames otel-cursor otel-records
+#               web-http web-frames otel-cursor otel-records theme
 #               (default: all)
 #
 # The working corpus grows in Fuzz/.build/corpus/TARGET (not committed); an input that crashes,
@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-all=(request toml config manifest plugin-output session counter history config-cache deep-link web-http web-frames otel-cursor otel-records)
+all=(request toml config manifest plugin-output session counter history config-cache deep-link web-http web-frames otel-cursor otel-records theme)
 [ "${#targets[@]}" -gt 0 ] || targets=("${all[@]}")
 
 sanitizers=(--sanitize fuzzer) scratch=.build

@@ -38,6 +38,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case otelCursor = "otel-cursor"
     /// splashd's `records` reply as `splashd-otel` reads it, through to the traces.
     case otelRecords = "otel-records"
+    /// A renderer's theme: `theme.toml`, and a logo through `splashd-kms`'s SVG and PNG decoders.
+    case theme
 
     /// Runs one input through the target.
     public func run(_ bytes: UnsafeRawBufferPointer) {
@@ -56,6 +58,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .webFrames: FuzzWeb.runFrames(bytes)
         case .otelCursor: FuzzTelemetry.runCursor(bytes)
         case .otelRecords: FuzzTelemetry.runRecords(bytes)
+        case .theme: FuzzTheme.run(bytes)
         }
     }
 
