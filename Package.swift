@@ -242,7 +242,7 @@ let package = Package(
         .executableTarget(
             name: "splashd-kms",
             dependencies: [
-                "SplashKMS", "SplashDraw", "SplashClient", "SplashCore", "SplashSupport", "SplashTheme",
+                "SplashKMS", "SplashDraw", "SplashClient", "SplashCore", "SplashSupport", "SplashSystemd", "SplashTheme",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

@@ -1,5 +1,6 @@
 import CDrm
 import Glibc
+public import SplashDraw
 
 /// Why the display could not be used.
 public struct KMSError: Error, Sendable, CustomStringConvertible {
@@ -36,12 +37,34 @@ public final class DRMDevice {
     /// Gives DRM master up, so the app may take the display (the last frame stays scanned out).
     public func dropMaster() { _ = drmDropMaster(fd) }
 
+    /// `DRM_IOCTL_MODE_CLOSEFB` (Linux 6.8): `DRM_IOWR(0xD0, struct drm_mode_closefb)`, a
+    /// framebuffer's id and 4 bytes of padding. Debian 12's libdrm does not know it yet.
+    static let closeFramebufferRequest: UInt = (3 << 30) | (8 << 16) | (UInt(UInt8(ascii: "d")) << 8) | 0xD0
+
+    /// Whether the kernel has `CLOSEFB`: asked with framebuffer 0, which never exists, a kernel
+    /// that has it answers ENOENT; one that does not, EINVAL (an ioctl it does not know).
+    public private(set) lazy var hasCloseFramebuffer: Bool = {
+        var request: (UInt32, UInt32) = (0, 0)
+        return ioctl(fd, Self.closeFramebufferRequest, &request) != 0 && errno == ENOENT
+    }()
+
+    /// Closes a framebuffer without taking it off the screen (`CLOSEFB`): an output that shows it
+    /// keeps showing it until someone sets another. False where the kernel lacks it, or refused.
+    public func closeFramebuffer(_ id: UInt32) -> Bool {
+        guard hasCloseFramebuffer else { return false }
+        var request: (UInt32, UInt32) = (id, 0)
+        return ioctl(fd, Self.closeFramebufferRequest, &request) == 0
+    }
+
     /// What one connected output is: its name (`Virtual-1`, `HDMI-A-1`), the connector, the CRTC
     /// that will drive it, and its preferred mode.
     public struct OutputInfo: @unchecked Sendable {
         public var name: String
         public var connector: UInt32
         public var crtc: UInt32
+        /// How the panel is mounted (the connector's `panel orientation` property), as the turn
+        /// that makes the picture upright on it; nil when the connector does not say.
+        public var panelRotation: SplashRotation?
         var mode: drmModeModeInfo
         public var width: Int { Int(mode.hdisplay) }
         public var height: Int { Int(mode.vdisplay) }
@@ -70,9 +93,43 @@ public final class DRMDevice {
             guard let crtc = pickCRTC(c, crtcs: crtcs, taken: taken) else { continue }
             taken.insert(crtc)
             let type = drmModeGetConnectorTypeName(c.connector_type).map { String(cString: $0) } ?? "Unknown"
-            outputs.append(OutputInfo(name: "\(type)-\(c.connector_type_id)", connector: c.connector_id, crtc: crtc, mode: mode))
+            outputs.append(OutputInfo(name: "\(type)-\(c.connector_type_id)", connector: c.connector_id, crtc: crtc,
+                                      panelRotation: panelOrientation(of: c.connector_id).flatMap(Self.rotation(forPanelOrientation:)),
+                                      mode: mode))
         }
         return outputs
+    }
+
+    /// The name of the connector's `panel orientation` value ("Normal", "Upside Down",
+    /// "Left Side Up", "Right Side Up"), if it has that property.
+    private func panelOrientation(of connector: UInt32) -> String? {
+        guard let properties = drmModeObjectGetProperties(fd, connector, UInt32(DRM_MODE_OBJECT_CONNECTOR)) else { return nil }
+        defer { drmModeFreeObjectProperties(properties) }
+        for index in 0..<Int(properties.pointee.count_props) {
+            guard let property = drmModeGetProperty(fd, properties.pointee.props[index]) else { continue }
+            defer { drmModeFreeProperty(property) }
+            let name = withUnsafeBytes(of: property.pointee.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name == "panel orientation" else { continue }
+            let value = properties.pointee.prop_values[index]
+            for e in 0..<Int(property.pointee.count_enums) where property.pointee.enums[e].value == value {
+                return withUnsafeBytes(of: property.pointee.enums[e].name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            }
+        }
+        return nil
+    }
+
+    /// The clockwise turn that shows a picture upright on a panel of this orientation: a panel
+    /// mounted with its left side up needs the picture turned a quarter counter-clockwise (270),
+    /// one with its right side up a quarter clockwise (90), as Plymouth and the kernel's console
+    /// do. Nil for an unknown value.
+    public static func rotation(forPanelOrientation name: String) -> SplashRotation? {
+        switch name {
+        case "Normal": SplashRotation.none
+        case "Upside Down": .half
+        case "Left Side Up": .threeQuarters
+        case "Right Side Up": .quarter
+        default: nil
+        }
     }
 
     /// The CRTC the connector's encoder drives now, else the first free one an encoder of it can.

@@ -53,6 +53,10 @@ public final class DRMOutput {
         for _ in 0..<2 { buffers.append(try DumbBuffer(fd: device.fd, width: info.width, height: info.height)) }
     }
 
+    /// How far the picture is turned on this output, clockwise (the panel's orientation, or the
+    /// operator's or the theme's override).
+    public var rotation: SplashRotation = .none
+
     public var width: Int { info.width }
     public var height: Int { info.height }
 
@@ -82,6 +86,13 @@ public final class DRMOutput {
 
     fileprivate func flipped() { flipPending = false }
 
+    /// Closes this output's framebuffers with `CLOSEFB`, so the process may exit while one is
+    /// still on screen: the output keeps showing it, where closing the device would have turned
+    /// the output off. False where the kernel lacks `CLOSEFB` (docs/renderer-kms.md).
+    public func closeFramebuffers() -> Bool {
+        buffers.allSatisfy { device.closeFramebuffer($0.framebuffer) }
+    }
+
     /// Whether the output still scans out one of this renderer's frames (false once another
     /// process, the app, has set its own framebuffer on the CRTC, or turned it off).
     public var showsOwnFrame: Bool {
@@ -89,6 +100,13 @@ public final class DRMOutput {
         defer { drmModeFreeCrtc(crtc) }
         let current = crtc.pointee.buffer_id
         return buffers.contains { $0.framebuffer == current }
+    }
+}
+
+extension DRMOutput: CustomStringConvertible {
+    /// Its name, size and turn, as the log says them: `Virtual-1 (1280x800, turned 90°)`.
+    public var description: String {
+        "\(info.name) (\(width)x\(height)\(rotation == .none ? "" : ", turned \(rotation.rawValue)°"))"
     }
 }
 

@@ -147,6 +147,10 @@ public struct Theme: Sendable, Equatable {
     public var showStep: Bool
     /// A `signal` step the page completes once the app has painted beneath the splash.
     public var appStep: String?
+    /// How far the native renderer turns the picture, clockwise (0, 90, 180 or 270), on every
+    /// output whatever its panel orientation says; nil: as the panel says. The page ignores it
+    /// (a browser's output is turned by its compositor).
+    public var rotate: Int?
     public var light: Palette
     public var dark: Palette
     public var destinations: Destinations

@@ -93,7 +93,7 @@ public enum ThemeLoader {
         problems.collect(
             try root.checkKeys([
                 "name", "tagline", "logo", "font", "font_file", "appearance", "motion", "indicator", "show_progress",
-                "show_step", "app_step", "colors", "destinations", "taglines", "transitions", "errors",
+                "show_step", "app_step", "rotate", "colors", "destinations", "taglines", "transitions", "errors",
             ])
         )
         var theme = Theme(name: "")
@@ -111,6 +111,13 @@ public enum ThemeLoader {
         theme.showProgress = (problems.collect(try root.bool("show_progress")) ?? nil) ?? false
         theme.showStep = (problems.collect(try root.bool("show_step")) ?? nil) ?? false
         theme.appStep = problems.collect(try appStep(root)) ?? nil
+        if let rotate = problems.collect(try root.int("rotate")) ?? nil {
+            if [0, 90, 180, 270].contains(rotate) {
+                theme.rotate = rotate
+            } else {
+                problems.append(root.error(at: "rotate", "rotate must be 0, 90, 180 or 270 (degrees, clockwise)").problems[0])
+            }
+        }
         if let colors = problems.collect(try root.table("colors")) ?? nil {
             problems.collect(try colors.checkKeys(["light", "dark"]))
             if let light = problems.collect(try colors.table("light", suffix: " in [colors.light]")) ?? nil {

@@ -5,6 +5,7 @@ import SplashCore
 import SplashDraw
 import SplashKMS
 import SplashSupport
+import SplashSystemd
 import SplashTheme
 
 /// `splashd-kms`: the native renderer (SPEC §13): the theme drawn on every connected output
@@ -16,7 +17,7 @@ struct SplashdKMSCommand: ParsableCommand {
         commandName: "splashd-kms",
         abstract: "Draw the splash on the display through DRM/KMS (no browser, no compositor).",
         version: splashdVersion,
-        subcommands: [SplashdKMS.self, Check.self],
+        subcommands: [SplashdKMS.self, Check.self, Wait.self],
         defaultSubcommand: SplashdKMS.self
     )
 
@@ -39,6 +40,25 @@ struct SplashdKMSCommand: ParsableCommand {
             if status != 0 { throw ExitCode(status) }
         }
     }
+
+    /// `splashd-kms wait`: what the hand-off unit runs (SPEC §13), so the app's unit starts once
+    /// it may take the display.
+    struct Wait: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Wait until the renderer has given the display up (at once if none is running): the hand-off unit runs it.",
+            discussion: """
+                The renderer holds a lock on the file while it has the display, and removes it when it gives the \
+                display up (or the kernel lets the lock go when it dies). The wait takes no CPU: it is a blocked \
+                flock(2). splashd-kms-handoff.service runs it; order the app's unit after that unit.
+                """)
+
+        @Option(help: "The renderer's display lock.")
+        var lock = DisplayLock.defaultPath
+
+        func run() throws {
+            DisplayLock.waitUntilFree(lock)
+        }
+    }
 }
 
 /// Runs the renderer (the default).
@@ -57,8 +77,14 @@ struct SplashdKMS: ParsableCommand {
     @Option(help: "The DRM device.")
     var device = "/dev/dri/card0"
 
-    @Option(help: "Turn the picture clockwise: 0, 90, 180 or 270.")
-    var rotate = 0
+    @Option(help: "Turn the picture clockwise on every output: 0, 90, 180 or 270 (default: the theme's rotate, else each output's panel orientation).")
+    var rotate: Int?
+
+    @Option(name: .customLong("output"), help: "Show the splash on this output only (a name such as HDMI-A-1 or Virtual-2, as the log says); repeat it for several (default: every connected output).")
+    var outputs: [String] = []
+
+    @Option(help: "The lock held while the renderer has the display (`splashd-kms wait` waits for it; default: display.lock in $RUNTIME_DIRECTORY, as systemd's unit sets it, else none).")
+    var displayLock: String?
 
     @Flag(help: "The theme's dark palette.")
     var dark = false
@@ -80,7 +106,7 @@ struct SplashdKMS: ParsableCommand {
     }
 
     func validate() throws {
-        guard SplashRotation(rawValue: rotate) != nil else { throw ValidationError("--rotate takes 0, 90, 180 or 270") }
+        if let rotate, SplashRotation(rawValue: rotate) == nil { throw ValidationError("--rotate takes 0, 90, 180 or 270") }
     }
 
     func run() throws {
@@ -91,18 +117,29 @@ struct SplashdKMS: ParsableCommand {
             StandardStreams.printError("splashd-kms: \(error)")
             throw ExitCode(78)
         }
-        let rotation = SplashRotation(rawValue: rotate) ?? .none
+        let environment = ProcessEnvironment.current()
+        // The display is ours from here until the hand-off: `splashd-kms wait` (the hand-off
+        // unit) waits for this lock, and systemd starts that unit once this one is ready.
+        var lock: DisplayLock?
+        if let path = displayLock ?? environment["RUNTIME_DIRECTORY"].map({ "\($0.split(separator: ":").first ?? "")/display.lock" }) {
+            do {
+                lock = try DisplayLock(path: path)
+            } catch {
+                StandardStreams.printError("splashd-kms: \(error)")
+                throw ExitCode(73)
+            }
+        }
+        _ = SystemdNotifier(environment: environment).notify("READY=1\nSTATUS=Waiting for the display")
         let renderer: Renderer
         do {
             // Early in boot the GPU's driver may not be loaded yet: wait for its device.
             let drm = try DeviceWait.open(device) {
                 StandardStreams.printError("splashd-kms: waiting for \(device) to appear")
             }
-            let outputs = try drm.connectedOutputs().map { info throws(KMSError) in try DRMOutput(device: drm, info: info) }
-            renderer = Renderer(device: drm, outputs: outputs, painter: painter, rotation: rotation)
-            if let first = outputs.first {
-                renderer.input = InputDevices(width: Double(first.width), height: Double(first.height))
-            }
+            renderer = Renderer(device: drm, painter: painter, rotation: (rotate ?? painter.theme.rotate).flatMap(SplashRotation.init),
+                                names: outputs)
+            renderer.lock = lock
+            try renderer.open()
             renderer.hotplug = HotplugMonitor()
         } catch {
             StandardStreams.printError("splashd-kms: \(error)")
@@ -110,13 +147,19 @@ struct SplashdKMS: ParsableCommand {
         }
         // The first frame at once: the theme's background, before splashd answers.
         renderer.frame()
-        StandardStreams.printError("splashd-kms: first frame on \(renderer.outputs.map(\.info.name).joined(separator: ", ")) "
+        StandardStreams.printError("splashd-kms: first frame on \(renderer.outputs.map(\.description).joined(separator: ", ")) "
             + Self.startReport())
-        let path = socket ?? SocketDefaults.path(environment: ProcessEnvironment.current())
+        let path = socket ?? SocketDefaults.path(environment: environment)
         do {
+            // splashd may start after the renderer (this one starts with the earliest boot
+            // services): wait for its socket, as for the device.
+            try DeviceWait.until(exists: path) { StandardStreams.printError("splashd-kms: waiting for \(path) to appear") }
             let connection = try SplashConnection(path: path)
             try renderer.follow(connection)
-        } catch {
+        } catch let error as KMSError {
+            StandardStreams.printError("splashd-kms: \(error)")
+            throw ExitCode(69)
+        } catch let error as ClientError {
             StandardStreams.printError("splashd-kms: \(error)")
             throw ExitCode(error.exitCode)
         }
@@ -127,20 +170,50 @@ struct SplashdKMS: ParsableCommand {
 /// none while nothing does.
 final class Renderer {
     let device: DRMDevice
-    var outputs: [DRMOutput]
+    var outputs: [DRMOutput] = []
     let painter: SplashPainter
-    let rotation: SplashRotation
+    /// `--rotate` or the theme's `rotate`: every output turned so, whatever its panel says.
+    let rotation: SplashRotation?
+    /// `--output`: only these outputs (none named: every connected one).
+    let names: Set<String>
+    /// Held from the start until the display is given up (`splashd-kms wait`).
+    var lock: DisplayLock?
     let start = ContinuousClock.now
     var view = SplashView()
     var slowSince: ContinuousClock.Instant?
     /// A frame could not be shown: the loop tries again instead of waiting for the next state.
     var stale = false
+    /// The last frame was drawn mid-animation: once the animation is over, one more frame shows
+    /// its end (a slow display may not have drawn a frame near it: the VM's last entry frame was
+    /// at 350 ms and the picture stayed half faded in).
+    var drawnMoving = false
 
-    init(device: DRMDevice, outputs: [DRMOutput], painter: SplashPainter, rotation: SplashRotation) {
+    init(device: DRMDevice, painter: SplashPainter, rotation: SplashRotation?, names: [String]) {
         self.device = device
-        self.outputs = outputs
         self.painter = painter
         self.rotation = rotation
+        self.names = Set(names)
+    }
+
+    /// The outputs to draw on, from the device: the connected ones (or those `--output` named).
+    func open() throws(KMSError) {
+        for info in try connectedOutputs() { outputs.append(try output(info)) }
+        if outputs.isEmpty, !names.isEmpty {
+            StandardStreams.printError("splashd-kms: none of \(names.sorted().joined(separator: ", ")) is connected yet")
+        }
+        if let first = outputs.first {
+            input = InputDevices(width: Double(first.width), height: Double(first.height))
+        }
+    }
+
+    private func connectedOutputs(keeping kept: [DRMDevice.OutputInfo] = []) throws(KMSError) -> [DRMDevice.OutputInfo] {
+        try device.connectedOutputs(keeping: kept).filter { names.isEmpty || names.contains($0.name) }
+    }
+
+    private func output(_ info: DRMDevice.OutputInfo) throws(KMSError) -> DRMOutput {
+        let output = try DRMOutput(device: device, info: info)
+        output.rotation = rotation ?? info.panelRotation ?? .none
+        return output
     }
 
     static func ms(_ d: Duration) -> Double {
@@ -159,10 +232,11 @@ final class Renderer {
     func frame() {
         let times = self.times
         stale = false
+        drawnMoving = painter.timeline.isMoving(view, at: times)
         for output in outputs {
             waitForFlips(of: output)
             do {
-                try output.present { image in painter.draw(view, at: times, into: image, rotation: rotation) }
+                try output.present { image in painter.draw(view, at: times, into: image, rotation: output.rotation) }
             } catch {
                 StandardStreams.printError("splashd-kms: \(error)")
                 stale = true
@@ -203,12 +277,12 @@ final class Renderer {
             if connection.hasBufferedInput { message = try receiveNow(connection) }
             if message == nil {
                 let moving = painter.timeline.isMoving(view, at: times)
-                let ready = wait(on: connection, timeoutMs: moving ? 0 : stale ? 100 : -1)
+                let ready = wait(on: connection, timeoutMs: moving || drawnMoving ? 0 : stale ? 100 : -1)
                 if ready.input, let input { try act(on: input.read(), connection) }
                 if ready.hotplug, let hotplug, hotplug.read() { rescan() }
                 if ready.socket { message = try receiveNow(connection) }
                 if message == nil {
-                    if moving || stale { frame() }
+                    if moving || stale || drawnMoving { frame() }
                     continue
                 }
             }
@@ -254,7 +328,7 @@ final class Renderer {
     func rescan() {
         let infos: [DRMDevice.OutputInfo]
         do {
-            infos = try device.connectedOutputs(keeping: outputs.map(\.info))
+            infos = try connectedOutputs(keeping: outputs.map(\.info))
         } catch {
             StandardStreams.printError("splashd-kms: \(error)")
             return
@@ -267,8 +341,9 @@ final class Renderer {
         outputs.removeAll { !connected.contains($0.info.connector) }
         for info in infos where !outputs.contains(where: { $0.info.connector == info.connector }) {
             do {
-                outputs.append(try DRMOutput(device: device, info: info))
-                StandardStreams.printError("splashd-kms: \(info.name) plugged in: \(info.width)x\(info.height)")
+                let new = try output(info)
+                outputs.append(new)
+                StandardStreams.printError("splashd-kms: \(new) plugged in")
             } catch {
                 StandardStreams.printError("splashd-kms: \(info.name): \(error)")
             }
@@ -284,6 +359,7 @@ final class Renderer {
             switch action {
             case .press(let x, let y):
                 let w = Double(first.width), h = Double(first.height)
+                let rotation = first.rotation
                 // The buffer's point in the upright picture (the inverse of the turn).
                 let (ux, uy): (Double, Double) =
                     switch rotation {
@@ -312,24 +388,36 @@ final class Renderer {
     }
 
     /// The hand-off with no gap (SPEC §13): no more frames, the last one stays on every output;
-    /// DRM master given up so the app can set its own; once no output shows a frame of ours any
-    /// more, `dismissed` (in dismissing) and return, so the process exits and its framebuffers
-    /// go without turning an output off (none is on screen). With no app taking over, the last
-    /// frame stays and the renderer keeps waiting.
+    /// DRM master given up and the display lock let go, so the app (its unit ordered after
+    /// `splashd-kms-handoff.service`) can take the display and set its own frame. Then, once the
+    /// app shows on the outputs, `dismissed` (in dismissing) and return: the process exits
+    /// without turning an output off. Where the kernel has `CLOSEFB`, that is once the app shows
+    /// on one output: the framebuffers are closed and an output the app does not use keeps the
+    /// splash's last frame. Without it, closing the device would turn off an output that still
+    /// shows one of ours, so the renderer waits until the app shows on every one. With no app
+    /// taking over, the last frame stays and the renderer keeps waiting.
     func handOff(_ connection: SplashConnection, phase start: Phase) throws(ClientError) {
         for output in outputs { waitForFlips(of: output) }
         device.dropMaster()
-        StandardStreams.printError("splashd-kms: handing the display to the app")
+        lock?.release()
+        lock = nil
+        let closeFB = device.hasCloseFramebuffer
+        StandardStreams.printError("splashd-kms: handing the display to the app (\(closeFB ? "CLOSEFB" : "no CLOSEFB: waiting for every output"))")
         var phase = start
         var dismissedSent = false
         let began = ContinuousClock.now
         while true {
-            let appShows = !outputs.contains(where: \.showsOwnFrame)
+            let ours = outputs.filter(\.showsOwnFrame)
+            let appShows = outputs.isEmpty || (closeFB ? ours.count < outputs.count : ours.isEmpty)
             if appShows, phase == .dismissing, !dismissedSent {
                 _ = try connection.request(.dismissed)
                 dismissedSent = true
             }
             if appShows, phase == .finished || dismissedSent {
+                if !ours.isEmpty {
+                    let kept = ours.filter { $0.closeFramebuffers() }.map(\.info.name)
+                    StandardStreams.printError("splashd-kms: the splash stays on \(kept.joined(separator: ", ")) (CLOSEFB)")
+                }
                 StandardStreams.printError("splashd-kms: the app has the display")
                 return
             }

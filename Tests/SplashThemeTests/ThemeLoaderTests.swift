@@ -98,6 +98,18 @@ import SplashTheme
         #expect(missing.message.contains("font_file \"B.ttf\" is not in the theme's directory"))
     }
 
+    @Test func rotateIsAQuarterTurnClockwise() throws {
+        #expect(try load("name = \"A\"\nrotate = 270\n").get().rotate == 270)
+        #expect(try load("name = \"A\"\n").get().rotate == nil)
+        for bad in ["45", "-90", "\"90\""] {
+            guard case .failure(let error) = try load("name = \"A\"\n\nrotate = \(bad)\n") else {
+                Issue.record("rotate = \(bad) was accepted")
+                continue
+            }
+            #expect(error.line == 3 && error.message.contains("rotate"))
+        }
+    }
+
     @Test func taglinesAndTransitionsAreRead() throws {
         let theme = try load("""
             name = "A"

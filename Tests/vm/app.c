@@ -1,5 +1,6 @@
 /* The test app of the hand-off (test_kms.py): waits until it may take the display (in the VM,
- * without systemd: until DRM master is free), takes DRM master, paints every connected output in
+ * without systemd: until DRM master is free; with APP_NOW set, it is started once it may and must
+ * get master at once), takes DRM master, paints every connected output in
  * one colour, runs its "first frame drawn" command, and keeps the display.
  *
  *   app RRGGBB 'command'
@@ -19,7 +20,12 @@ int main(int argc, char **argv) {
     uint32_t colour = (uint32_t)strtoul(argv[1], NULL, 16);
     int fd = open("/dev/dri/card0", O_RDWR | O_CLOEXEC);
     if (fd < 0) { perror("open"); return 1; }
-    while (drmSetMaster(fd) != 0) usleep(2000); /* the renderer still holds the display */
+    if (getenv("APP_NOW")) {
+        /* Started once it may take the display (after `splashd-kms wait`): master at once. */
+        if (drmSetMaster(fd) != 0) { perror("app: DRM master is not free"); return 3; }
+    } else {
+        while (drmSetMaster(fd) != 0) usleep(2000); /* the renderer still holds the display */
+    }
     drmModeRes *res = drmModeGetResources(fd);
     if (!res) { perror("resources"); return 1; }
     int painted = 0;

@@ -24,7 +24,8 @@ RED = (0xEA, 0x54, 0x55)
 
 def config(tmp, **splash):
     lines = ["[splash]"] + [f"{k} = {str(v).lower()}" if isinstance(v, bool) else f'{k} = "{v}"' for k, v in splash.items()]
-    lines += ["", "[[step]]", 'id = "first-frame"', 'plugin = "signal"']
+    # first-frame waits for the app (or for the end of the test): not the 30 s a step has by default.
+    lines += ["", "[[step]]", 'id = "first-frame"', 'plugin = "signal"', 'timeout = "10m"']
     return "printf '%s\\n' " + " ".join("'" + line.replace("'", "") + "'" for line in lines) + f" > {tmp}"
 
 
@@ -122,6 +123,46 @@ def test_the_error_view_and_a_quarter_turn():
         assert reds and max(x for x, _ in reds) < w - 1 - uy, "the error view is under the logo, upright"
 
 
+DARK = (0x1E, 0x1E, 0x1E)
+
+
+def drawn_turned(rotation, background=TEAL, ink=WHITE):
+    """`logo_and_text_drawn` for a picture turned `rotation` degrees clockwise on its output, in
+    the given palette: the upright layout's points mapped onto the screen."""
+    def check(screen):
+        w, h = screen.width, screen.height
+        uw, uh = (h, w) if rotation in (90, 270) else (w, h)
+        def at(ux, uy):
+            return {0: (ux, uy), 90: (w - 1 - uy, ux), 180: (w - 1 - ux, h - 1 - uy), 270: (uy, h - 1 - ux)}[rotation]
+        cx, cy = uw // 2, uh // 2 - 40
+        corners = [at(0, 0), at(uw - 1, 0), at(0, uh - 1), at(uw - 1, uh - 1), at(cx, 40), at(cx, uh - 40)]
+        circle = [at(cx - 55, cy), at(cx + 55, cy), at(cx, cy - 55), at(cx, cy + 55)]
+        text = [at(x, y) for y in range(uh // 2 + 44, uh // 2 + 84) for x in range(cx - 120, cx + 120)]
+        return (all(screen.near(x, y, background) for x, y in corners)
+                and all(screen.near(x, y, WHITE) for x, y in circle)
+                and sum(1 for x, y in text if screen.near(x, y, ink, 40)) > 300)
+    return check
+
+
+def test_panel_orientation_the_themes_rotate_named_outputs_and_dark():
+    """Each output is turned as its connector's panel orientation says (set here on the guest
+    kernel's command line, which gives virtio-gpu's connector the property: Virtual-1 is mounted
+    left side up, so its picture is turned 270° clockwise); `--output` keeps the renderer to the
+    named outputs; a theme's `rotate` overrides every panel; `--dark` draws the dark palette."""
+    with vm.VM(append="video=Virtual-1:panel_orientation=left_side_up") as machine:
+        start(machine, {"slow_after": "10m", "timeout": "10m"}, kms_args="--dark --output Virtual-1")
+        wait_screen(machine, 0, drawn_turned(270, DARK, (0xE0, 0xE0, 0xE0)), "the dark splash, turned for a panel mounted left side up")
+        assert machine.run("grep -q 'first frame on Virtual-1 (1280x800, turned 270°) ' /run/t/kms.log") == 0
+        other = Screen(*machine.screendump(1))
+        assert not other.near(0, 0, DARK) and not drawn_turned(0, DARK)(other), "Virtual-2 was not named: not drawn on"
+        # The theme's rotate = 180 turns both, the panel's orientation notwithstanding.
+        assert machine.run("kill $(pidof splashd-kms) && mkdir -p /run/t/theme && cp " + THEME + "/logo.svg /run/t/theme/ && "
+                           "{ echo 'rotate = 180'; cat " + THEME + "/theme.toml; } > /run/t/theme/theme.toml") == 0
+        assert machine.run(f"{BIN}/splashd-kms --socket /run/t/s.sock --theme /run/t/theme >/run/t/kms.log 2>&1 &") == 0
+        for head in (0, 1):
+            wait_screen(machine, head, drawn_turned(180), "the splash turned by the theme")
+
+
 def test_a_late_gpu_is_waited_for_and_then_drawn_on():
     """Early in boot the renderer may start before the GPU's driver is loaded: it waits for the
     device (inotify, no polling) and draws as soon as it appears."""
@@ -149,11 +190,16 @@ def test_the_app_takes_the_display_with_no_gap(tmp_path):
     subprocess.run(["cc", "-O2", "-Wall", "-I/usr/include/libdrm", "-o", app, os.path.join(os.path.dirname(__file__), "app.c"), "-ldrm"],
                    check=True)
     with vm.VM() as machine:
-        start(machine, {"exit_animation": "10s"})
+        start(machine, {"exit_animation": "10s"}, kms_args="--display-lock /run/t/display.lock")
         for head in (0, 1):
             wait_screen(machine, head, logo_and_text_drawn, "the reference splash")
-        assert machine.run(f"{app} ff00ff '{BIN}/splashctl --socket /run/t/s.sock complete first-frame' >/run/t/app.log 2>&1 &") == 0
-        # The app waits for the display; the hold step ends: only first-frame is left.
+        # The app starts once `splashd-kms wait` (what the hand-off unit runs) returns, and then
+        # must become DRM master at once (APP_NOW: no second try).
+        assert machine.run(f"{{ {BIN}/splashd-kms wait --lock /run/t/display.lock; echo waited; "
+                           f"APP_NOW=1 {app} ff00ff '{BIN}/splashctl --socket /run/t/s.sock complete first-frame'; }} >/run/t/app.log 2>&1 &") == 0
+        assert machine.run("[ -e /run/t/display.lock ] && pgrep -f 'splashd-kms wait' >/dev/null && ! grep -q waited /run/t/app.log") == 0, \
+            "the renderer holds the display lock while the launch's work goes on"
+        # The hold step ends: only first-frame is left.
         assert machine.run("touch /run/t/go") == 0
         seen = {0: [], 1: []}
         end = time.monotonic() + 60
@@ -174,6 +220,8 @@ def test_the_app_takes_the_display_with_no_gap(tmp_path):
         # limit is 10 s), and the renderer is gone.
         assert machine.run(f"{BIN}/splashctl --socket /run/t/s.sock wait finished --timeout 5s", timeout=60) == 0
         assert machine.run("grep -q 'the app has the display' /run/t/kms.log") == 0
+        assert machine.run("grep -q 'no CLOSEFB: waiting for every output' /run/t/kms.log") == 0, "Linux 6.1 has no CLOSEFB"
+        assert machine.run("grep -q 'app: painted 2 outputs' /run/t/app.log && [ ! -e /run/t/display.lock ]") == 0
         assert machine.run("i=0; while pgrep -x splashd-kms >/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; "
                            "! pgrep -x splashd-kms", timeout=60) == 0, "the renderer has exited"
         for head in (0, 1):
