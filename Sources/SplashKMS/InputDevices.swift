@@ -24,7 +24,8 @@ public final class InputDevices {
     private var pointerY: Double
     public private(set) var devices: [String] = []
 
-    /// Opens every `event*` node in `directory` that libinput takes; nil when it takes none.
+    /// Opens every `event*` node in `directory` that libinput takes (perhaps none yet: early in
+    /// boot they come later, through `add(_:)`); nil when libinput cannot be set up.
     public init?(directory: String = "/dev/input", width: Double, height: Double) {
         interface = .allocate(capacity: 1)
         interface.initialize(to: libinput_interface(
@@ -51,11 +52,15 @@ public final class InputDevices {
             }
             closedir(dir)
         }
-        for name in names.sorted() where libinput_path_add_device(context, "\(directory)/\(name)") != nil {
-            devices.append("\(directory)/\(name)")
-        }
-        // Every property is set: deinit releases the context and the interface.
-        if devices.isEmpty { return nil }
+        for name in names.sorted() { add("\(directory)/\(name)") }
+    }
+
+    /// Adds a device plugged in (or made ready by udev) since; whether libinput took it.
+    @discardableResult
+    public func add(_ path: String) -> Bool {
+        guard !devices.contains(path), libinput_path_add_device(context, path) != nil else { return false }
+        devices.append(path)
+        return true
     }
 
     deinit {

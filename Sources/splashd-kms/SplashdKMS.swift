@@ -201,9 +201,9 @@ final class Renderer {
         if outputs.isEmpty, !names.isEmpty {
             StandardStreams.printError("splashd-kms: none of \(names.sorted().joined(separator: ", ")) is connected yet")
         }
-        if let first = outputs.first {
-            input = InputDevices(width: Double(first.width), height: Double(first.height))
-        }
+        // Presses are reported in the first output's pixels (a touch screen is taken to be that
+        // output's; one mapped to another output is still to come).
+        input = InputDevices(width: Double(outputs.first?.width ?? 1), height: Double(outputs.first?.height ?? 1))
     }
 
     private func connectedOutputs(keeping kept: [DRMDevice.OutputInfo] = []) throws(KMSError) -> [DRMDevice.OutputInfo] {
@@ -279,7 +279,13 @@ final class Renderer {
                 let moving = painter.timeline.isMoving(view, at: times)
                 let ready = wait(on: connection, timeoutMs: moving || drawnMoving ? 0 : stale ? 100 : -1)
                 if ready.input, let input { try act(on: input.read(), connection) }
-                if ready.hotplug, let hotplug, hotplug.read() { rescan() }
+                if ready.hotplug, let hotplug {
+                    let events = hotplug.read()
+                    for node in events.inputAdded where input?.add(node) == true {
+                        StandardStreams.printError("splashd-kms: input device \(node) added")
+                    }
+                    if events.outputsChanged { rescan() }
+                }
                 if ready.socket { message = try receiveNow(connection) }
                 if message == nil {
                     if moving || stale || drawnMoving { frame() }
@@ -347,6 +353,10 @@ final class Renderer {
             } catch {
                 StandardStreams.printError("splashd-kms: \(info.name): \(error)")
             }
+        }
+        if let first = outputs.first {
+            input?.width = Double(first.width)
+            input?.height = Double(first.height)
         }
         frame()
     }

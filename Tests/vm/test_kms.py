@@ -230,9 +230,18 @@ def test_the_app_takes_the_display_with_no_gap(tmp_path):
 
 def test_retry_by_touch_and_by_key():
     """The error view's Retry works by touch (a virtual tablet) and by Enter (a virtual keyboard),
-    both sent from outside with QMP: splashd goes back to loading each time."""
+    both sent from outside with QMP: splashd goes back to loading each time. The input devices
+    come after the renderer started (as early in boot): their driver is unbound from them before,
+    and bound again once the error view shows; udev's add events bring them to the renderer."""
     with vm.VM() as machine:
+        assert machine.run("cd /sys/bus/virtio/drivers/virtio_input && for d in virtio*; do echo $d > unbind && echo $d >> /run/t/input; done; "
+                           "cd /; [ -s /run/t/input ] && ! grep -q Virtio /proc/bus/input/devices") == 0, "no virtio tablet or keyboard yet"
         start(machine, {"slow_after": "1s", "timeout": "2s", "allow_offline": False})
+        wait_screen(machine, 0, lambda s: s.count(0, 0, s.width, s.height, RED, 20) > 200, "the error view")
+        assert machine.run("for d in $(cat /run/t/input); do echo $d > /sys/bus/virtio/drivers/virtio_input/bind; done; "
+                           "i=0; until [ $(grep -c 'input device /dev/input/event' /run/t/kms.log) -ge 2 ] || [ $i -ge 300 ]; do sleep 0.05; i=$((i+1)); done; "
+                           "[ $(grep -c 'input device /dev/input/event' /run/t/kms.log) -ge 2 ]", timeout=60) == 0, \
+            "the renderer took the tablet and the keyboard once they came"
         retries = 0
         for how in ("touch", "key"):
             screen = wait_screen(machine, 0, lambda s: s.count(0, 0, s.width, s.height, RED, 20) > 200, "the error view")
