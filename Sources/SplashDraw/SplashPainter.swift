@@ -229,8 +229,11 @@ public final class SplashPainter {
 
     // MARK: Drawing
 
-    /// Draws `view` at `times` on all of `image`, turned by `rotation`.
-    public func draw(_ view: SplashView, at times: SplashTimeline.Times, into image: SplashImage, rotation: SplashRotation = .none) {
+    /// Draws `view` at `times` on all of `image`, turned by `rotation`; `focus` is the error
+    /// view's button that shows the focus ring (the page's `:focus-visible`: once a key moved the
+    /// focus), if any.
+    public func draw(_ view: SplashView, at times: SplashTimeline.Times, into image: SplashImage, rotation: SplashRotation = .none,
+                     focus: SplashView.Button? = nil) {
         let cr = cairo_create(image.surface)!
         defer { cairo_destroy(cr) }
         let (width, height) = rotation.upright(width: Double(image.width), height: Double(image.height))
@@ -266,7 +269,7 @@ public final class SplashPainter {
             }
         }
         if let error = view.error, view.phase == .error {
-            drawError(cr, error, layout)
+            drawError(cr, error, layout, focus: focus)
         }
     }
 
@@ -386,7 +389,7 @@ public final class SplashPainter {
         cairo_restore(cr)
     }
 
-    private func drawError(_ cr: OpaquePointer, _ error: SplashView.ErrorView, _ layout: SplashLayout) {
+    private func drawError(_ cr: OpaquePointer, _ error: SplashView.ErrorView, _ layout: SplashLayout, focus: SplashView.Button?) {
         if let icon = layout.errorIcon {
             setColor(cr, palette.error)
             cairo_arc(cr, icon.midX, icon.midY, 12, 0, 2 * Double.pi)
@@ -425,6 +428,14 @@ public final class SplashPainter {
             cairo_move_to(cr, rect.x, rect.midY - Double(logical.height) / 2)
             pango_cairo_update_layout(cr, label)
             pango_cairo_show_layout(cr, label)
+            if button == focus {
+                // outline: 3px solid (the indicator's colour); outline-offset: 2px. The stroke's
+                // middle 3.5 px outside the button.
+                setColor(cr, palette.indicator)
+                cairo_set_line_width(cr, 3)
+                roundedRect(cr, SplashLayout.Rect(x: rect.x - 3.5, y: rect.y - 3.5, width: rect.width + 7, height: rect.height + 7), radius: 25.5)
+                cairo_stroke(cr)
+            }
         }
     }
 }

@@ -71,8 +71,8 @@ struct SplashdKMS: ParsableCommand {
     @Option(help: "splashd's socket (default: $SPLASHD_SOCKET, else \(SocketDefaults.path)).")
     var socket: String?
 
-    @Option(help: "The theme's directory.")
-    var theme = "/usr/share/splashd/themes/default"
+    @Option(help: "The theme's directory (default: /etc/splashd/theme if it holds a theme.toml, else the shipped default, as splashd-web).")
+    var theme: String?
 
     @Option(help: "The DRM device.")
     var device = "/dev/dri/card0"
@@ -112,6 +112,7 @@ struct SplashdKMS: ParsableCommand {
     func run() throws {
         let painter: SplashPainter
         do {
+            let theme = self.theme ?? SharedFiles.defaultTheme(holding: "themes/default/theme.toml")
             painter = try SplashPainter(ThemeLoader.load(directory: theme), directory: theme, dark: dark ? true : nil)
         } catch {
             StandardStreams.printError("splashd-kms: \(error)")
@@ -236,7 +237,7 @@ final class Renderer {
         for output in outputs {
             waitForFlips(of: output)
             do {
-                try output.present { image in painter.draw(view, at: times, into: image, rotation: output.rotation) }
+                try output.present { image in painter.draw(view, at: times, into: image, rotation: output.rotation, focus: ringed) }
             } catch {
                 StandardStreams.printError("splashd-kms: \(error)")
                 stale = true
@@ -265,6 +266,14 @@ final class Renderer {
     var hotplug: HotplugMonitor?
     /// The button Enter presses (Retry unless Tab or an arrow moved on).
     var focus = 0
+    /// A key moved the focus: the focused button shows its ring (the page's `:focus-visible`).
+    var focusVisible = false
+
+    /// The button with the focus ring, if one has it.
+    var ringed: SplashView.Button? {
+        guard focusVisible, let buttons = view.error?.buttons, !buttons.isEmpty else { return nil }
+        return buttons[min(focus, buttons.count - 1)]
+    }
 
     func follow(_ connection: SplashConnection) throws(ClientError) {
         switch try connection.request(.subscribe) {
@@ -302,7 +311,10 @@ final class Renderer {
             let next = SplashView(state: state, theme: painter.theme)
             if next.slow, slowSince == nil { slowSince = .now }
             if !next.slow { slowSince = nil }
-            if next.error == nil || view.error == nil { focus = 0 }
+            if next.error == nil || view.error == nil {
+                focus = 0
+                focusVisible = false
+            }
             // splashd publishes as the launch goes on; a state that looks as the last did is
             // not drawn again (nothing is redrawn while nothing moves).
             guard next != view else { continue }
@@ -382,10 +394,11 @@ final class Renderer {
                 pressed = painter.layout(view, width: upright.width, height: upright.height).button(atX: ux, y: uy)
             case .activate:
                 pressed = error.buttons[min(focus, error.buttons.count - 1)]
-            case .focusNext:
-                focus = (focus + 1) % error.buttons.count
-            case .focusPrevious:
-                focus = (focus + error.buttons.count - 1) % error.buttons.count
+            case .focusNext, .focusPrevious:
+                let step = action == .focusNext ? 1 : error.buttons.count - 1
+                focus = (focus + step) % error.buttons.count
+                focusVisible = true
+                frame()
             }
             guard let pressed else { continue }
             StandardStreams.printError("splashd-kms: \(pressed.title)")

@@ -28,27 +28,6 @@ struct SplashdWeb: AsyncParsableCommand {
     )
 }
 
-/// Where the page's files and the shipped themes are: beside the binary (`../share/splashd`), as
-/// `make install` lays them out, else the package's `/usr/share/splashd`.
-enum SharedFiles {
-    static var directory: String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if count > 0 {
-            let exe = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let bin = String(exe[..<(exe.lastIndex(of: "/") ?? exe.startIndex)])
-            let share = bin + "/../share/splashd"
-            if access(share + "/web/index.html", R_OK) == 0 { return share }
-        }
-        return "/usr/share/splashd"
-    }
-
-    /// `/etc/splashd/theme` when it holds a theme, else the shipped default theme.
-    static var defaultTheme: String {
-        access("/etc/splashd/theme/theme.toml", R_OK) == 0 ? "/etc/splashd/theme" : directory + "/themes/default"
-    }
-}
-
 extension SplashdWeb {
     struct Run: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Serve the page until SIGTERM or SIGINT (the default).")
@@ -78,7 +57,8 @@ extension SplashdWeb {
             let site: WebSite
             do {
                 site = try WebSite(
-                    webRoot: webRoot ?? SharedFiles.directory + "/web", themeDirectory: theme ?? SharedFiles.defaultTheme
+                    webRoot: webRoot ?? SharedFiles.directory(holding: "web/index.html") + "/web",
+                    themeDirectory: theme ?? SharedFiles.defaultTheme(holding: "web/index.html")
                 )
             } catch {
                 StandardStreams.write("splashd-web: cannot serve the page:\n\(error)\n")

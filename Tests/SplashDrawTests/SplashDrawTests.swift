@@ -211,6 +211,25 @@ import TestSupport
         #expect(near(image.pixel(x: Int(offline.x) + 1, y: Int(offline.midY)), (255, 255, 255), 40), "… with a 2 px border")
     }
 
+    @Test func theFocusedButtonHasTheRingOfTheIndicatorsColor() throws {
+        let painter = try painter(dark: true)
+        let layout = painter.layout(Self.network, width: 1280, height: 800)
+        let offline = layout.buttons[1].rect
+        let dark = (r: UInt8(0x1E), g: UInt8(0x1E), b: UInt8(0x1E)), ring = (r: UInt8(0x14), g: UInt8(0xA0), b: UInt8(0xA5))
+        for focus in [nil, SplashView.Button.retry, .continueOffline] {
+            let image = SplashImage(width: 1280, height: 800)
+            painter.draw(Self.network, at: .init(sinceShown: 9000, sinceSlow: 5000), into: image, focus: focus)
+            // 3 px wide, 2 px off the button: left of its middle, and above it.
+            let left = image.pixel(x: Int(offline.x) - 4, y: Int(offline.midY))
+            let above = image.pixel(x: Int(offline.midX), y: Int(offline.y) - 4)
+            if focus == .continueOffline {
+                #expect(near(left, ring, 8) && near(above, ring, 8), "the ring around Continue offline")
+            } else {
+                #expect(near(left, dark) && near(above, dark), "no ring around Continue offline when \(String(describing: focus)) has the focus")
+            }
+        }
+    }
+
     @Test func aQuarterTurnLaysOutTheUprightSizeAndTurnsIt() throws {
         let painter = try painter()
         // A 800 × 1280 buffer of a panel on its side: upright it is 1280 × 800.
