@@ -7,7 +7,7 @@ export SWIFT_BACKTRACE ?= enable=no
 build:
 	$(SWIFT) build
 
-# Release binaries of splashd, splashctl, splashd-web and splashd-otel in .build/release
+# Release binaries of splashd, splashctl, splashd-web, splashd-otel and splashd-kms in .build/release
 # (dynamically linked against the Swift runtime). splashd is splashctl too, when called by that
 # name; the separate splashctl is for development.
 release:
@@ -15,10 +15,11 @@ release:
 	$(SWIFT) build -c release --product splashctl
 	$(SWIFT) build -c release --product splashd-web
 	$(SWIFT) build -c release --product splashd-otel
+	$(SWIFT) build -c release --product splashd-kms
 
 # The shipping binaries, in .build/release too: the Swift runtime linked in (--static-swift-stdlib),
 # so they run on a Debian 12 system without the Swift toolchain (SPEC §11). They replace `release`'s.
-# Three: the package's splashctl is a link to splashd (one executable, called by either name).
+# Four: the package's splashctl is a link to splashd (one executable, called by either name).
 # They export no symbols (packaging/executable-symbols.map), and are linked by lld with packed
 # relative relocations (RELR, glibc 2.36+): smaller, faster to start, less memory (docs/benchmarks.md,
 # "Start-up"); without DWARF unwind tables (packaging/no-unwind-tables.ld: 16 % of the daemon, which
@@ -30,11 +31,12 @@ dist:
 	$(SWIFT) build -c release --static-swift-stdlib --product splashd $(DIST_FLAGS)
 	$(SWIFT) build -c release --static-swift-stdlib --product splashd-web $(DIST_FLAGS)
 	$(SWIFT) build -c release --static-swift-stdlib --product splashd-otel $(DIST_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --product splashd-kms $(DIST_FLAGS)
 
 # Installs everything under DESTDIR: binaries (stripped), units, sysusers and tmpfiles snippets,
 # journal catalog, shipped plugins, the page and themes, man pages, completions, docs, and
 # /etc/splashd/splashd.toml unless one exists (docs/packaging.md has the table). BINARIES=DIR takes
-# the three prebuilt binaries (splashd, splashd-web, splashd-otel) from DIR; without it, `dist`
+# the four prebuilt binaries (splashd, splashd-web, splashd-otel, splashd-kms) from DIR; without it, `dist`
 # builds them first.
 PREFIX ?= /usr
 SYSCONFDIR ?= /etc
@@ -44,12 +46,12 @@ install: $(if $(BINARIES),,dist)
 	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" SYSCONFDIR="$(SYSCONFDIR)" \
 		bash scripts/install.sh "$(or $(BINARIES),.build/release)"
 
-# dist/splashd{,-web,-otel}_VERSION_ARCH.deb and dist/splashd-themes_VERSION_all.deb from
+# dist/splashd{,-web,-otel,-kms}_VERSION_ARCH.deb and dist/splashd-themes_VERSION_all.deb from
 # `make install` into a staging tree (docs/packaging.md).
 deb: $(if $(BINARIES),,dist)
 	bash scripts/deb.sh "$(or $(BINARIES),.build/release)"
 
-# Regenerates the man pages of the four commands with swift-argument-parser's generate-manual
+# Regenerates the man pages of the five commands with swift-argument-parser's generate-manual
 # plugin (a debug build of the package); PackagingTests say when they are out of date.
 man:
 	bash scripts/man.sh

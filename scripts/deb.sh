@@ -7,7 +7,8 @@
 #
 # Writes dist/splashd_VERSION_ARCH.deb (the daemon, splashctl, units, plugins, docs),
 # dist/splashd-web_VERSION_ARCH.deb (the browser renderer), dist/splashd-otel_VERSION_ARCH.deb
-# (fleet telemetry) and dist/splashd-themes_VERSION_all.deb (the themes renderers share), and
+# (fleet telemetry), dist/splashd-kms_VERSION_ARCH.deb (the native renderer) and
+# dist/splashd-themes_VERSION_all.deb (the themes renderers share), and
 # prints their paths.
 #
 # The version is splashdVersion (Sources/SplashCore/Protocol/ServerMessage.swift) with the Debian revision
@@ -40,7 +41,7 @@ trap 'rm -rf "$staging"' EXIT
 all=$staging/all
 DESTDIR=$all PREFIX=/usr SYSCONFDIR=/etc bash scripts/install.sh "$binaries"
 
-packages=(splashd splashd-web splashd-otel splashd-themes)
+packages=(splashd splashd-web splashd-otel splashd-kms splashd-themes)
 # Only this build's packages in dist/: the tests take dist/splashd_*.deb and its siblings.
 mkdir -p dist
 rm -f dist/*.deb
@@ -52,6 +53,8 @@ declare -A files=(
         usr/share/man/man1/splashd-web.1.gz $(completions splashd-web)"
     [splashd-otel]="usr/bin/splashd-otel usr/lib/systemd/system/splashd-otel.service
         usr/share/man/man1/splashd-otel.1.gz $(completions splashd-otel)"
+    [splashd-kms]="usr/bin/splashd-kms usr/lib/systemd/system/splashd-kms.service usr/lib/systemd/system/splashd-kms-handoff.service
+        usr/share/man/man1/splashd-kms.1.gz $(completions splashd-kms)"
     [splashd-themes]="usr/share/splashd/themes"
 )
 for package in "${packages[@]}"; do
@@ -101,7 +104,7 @@ for package in "${packages[@]}"; do
     fi
     case $package in
         splashd) depends="$depends, libsystemd0, systemd | systemd-standalone-sysusers | systemd-sysusers" ;;
-        splashd-web) depends="$depends, splashd (= $version), splashd-themes (= $version)" ;;
+        splashd-web | splashd-kms) depends="$depends, splashd (= $version), splashd-themes (= $version)" ;;
         splashd-otel) depends="$depends, splashd (= $version)" ;;
     esac
 

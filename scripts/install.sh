@@ -4,7 +4,7 @@
 #
 #   scripts/install.sh BINARIES_DIR
 #
-# BINARIES_DIR holds splashd, splashd-web and splashd-otel to install (stripped on the way);
+# BINARIES_DIR holds splashd, splashd-web, splashd-otel and splashd-kms to install (stripped on the way);
 # splashctl is a link to splashd, which is splashctl when called by that name. Environment:
 # DESTDIR (default: none, the live system), PREFIX (default /usr), SYSCONFDIR (default /etc),
 # STRIP (default strip). /etc/splashd/splashd.toml is installed only where none exists, so an
@@ -19,7 +19,7 @@ prefix=${PREFIX:-/usr}
 sysconfdir=${SYSCONFDIR:-/etc}
 strip=${STRIP:-strip}
 
-for tool in splashd splashd-web splashd-otel; do
+for tool in splashd splashd-web splashd-otel splashd-kms; do
     [[ -x $binaries/$tool ]] || { echo "install: no executable $binaries/$tool (make dist, or BINARIES=DIR)" >&2; exit 1; }
 done
 
@@ -38,7 +38,7 @@ file() { install -D -m "${3:-0644}" "$1" "$root$2"; }
 # Binaries, stripped as dh_strip strips an executable: no symbol table or debug info (the Swift
 # runtime's metadata lives in sections of its own and stays).
 dir "$bindir"
-for tool in splashd splashd-web splashd-otel; do
+for tool in splashd splashd-web splashd-otel splashd-kms; do
     install -m 0755 "$binaries/$tool" "$root$bindir/$tool"
     "$strip" --remove-section=.comment --remove-section=.note "$root$bindir/$tool"
 done
@@ -47,7 +47,8 @@ done
 ln -sfn splashd "$root$bindir/splashctl"
 
 # systemd: the units name /usr/bin and /usr/share/doc; another prefix is written into them.
-for unit in splashd.service splashd.socket splashd-finished.service splashd-web.service splashd-otel.service; do
+for unit in splashd.service splashd.socket splashd-finished.service splashd-web.service splashd-otel.service \
+    splashd-kms.service splashd-kms-handoff.service; do
     dir "$unitdir"
     sed -e "s|/usr/bin/splash|$bindir/splash|g" -e "s|file:/usr/share/doc/splashd/|file:$docdir/|g" \
         "systemd/$unit" >"$root$unitdir/$unit"
@@ -103,7 +104,7 @@ completions() { # TOOL SHELL DEST
 dir "$datadir/bash-completion/completions"
 dir "$datadir/zsh/vendor-completions"
 dir "$datadir/fish/vendor_completions.d"
-for tool in splashd splashctl splashd-web splashd-otel; do
+for tool in splashd splashctl splashd-web splashd-otel splashd-kms; do
     completions "$tool" bash "$datadir/bash-completion/completions/$tool"
     completions "$tool" zsh "$datadir/zsh/vendor-completions/_$tool"
     completions "$tool" fish "$datadir/fish/vendor_completions.d/$tool.fish"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the man pages of splashd, splashctl, splashd-web and splashd-otel (`make man`) with
+# Regenerates the man pages of splashd, splashctl, splashd-web, splashd-otel and splashd-kms (`make man`) with
 # swift-argument-parser's generate-manual plugin, which builds the package (debug) and reads each
 # command line through `--experimental-dump-help`. Run it after changing an option, a subcommand
 # or a help text: PackagingTests fail while a page is out of date.
@@ -13,7 +13,7 @@ export SWIFT_BACKTRACE=enable=no
 date=${MAN_DATE:-$(date -u +%F)}
 
 # The plugin passes the same arguments to every executable: one run per section.
-for page in splashd.8 splashctl.1 splashd-web.1 splashd-otel.1; do
+for page in splashd.8 splashctl.1 splashd-web.1 splashd-otel.1 splashd-kms.1; do
     tool=${page%.*}
     section=${page##*.}
     swift package --disable-sandbox generate-manual --configuration debug --section "$section" --date "$date" >&2

@@ -16,6 +16,7 @@ import TestSupport
         "usr/bin/splashd",
         "usr/bin/splashd-web",
         "usr/bin/splashd-otel",
+        "usr/bin/splashd-kms",
         "usr/lib/splashd/plugins/wait-device.toml",
         "usr/lib/splashd/plugins/wait-device/wait-device.sh",
         "usr/lib/splashd/plugins/wait-network.toml",
@@ -25,6 +26,8 @@ import TestSupport
         "usr/lib/systemd/system/splashd-finished.service",
         "usr/lib/systemd/system/splashd-web.service",
         "usr/lib/systemd/system/splashd-otel.service",
+        "usr/lib/systemd/system/splashd-kms.service",
+        "usr/lib/systemd/system/splashd-kms-handoff.service",
         "usr/lib/systemd/system/splashd.service",
         "usr/lib/systemd/system/splashd.socket",
         "usr/lib/sysusers.d/splashd.conf",
@@ -36,6 +39,10 @@ import TestSupport
         "usr/share/fish/vendor_completions.d/splashd-otel.fish",
         "usr/share/man/man1/splashd-otel.1.gz",
         "usr/share/zsh/vendor-completions/_splashd-otel",
+        "usr/share/bash-completion/completions/splashd-kms",
+        "usr/share/fish/vendor_completions.d/splashd-kms.fish",
+        "usr/share/man/man1/splashd-kms.1.gz",
+        "usr/share/zsh/vendor-completions/_splashd-kms",
         "usr/share/doc/splashd/examples/kiosk/README.md",
         "usr/share/doc/splashd/examples/kiosk/splashd-kiosk",
         "usr/share/doc/splashd/examples/kiosk/splashd-kiosk.service",
@@ -67,7 +74,7 @@ import TestSupport
     static let links = ["usr/bin/splashctl": "splashd"]
 
     static let executables: Set<String> = [
-        "usr/bin/splashd", "usr/bin/splashd-web", "usr/bin/splashd-otel",
+        "usr/bin/splashd", "usr/bin/splashd-web", "usr/bin/splashd-otel", "usr/bin/splashd-kms",
         "usr/lib/splashd/plugins/wait-device/wait-device.sh",
         "usr/lib/splashd/plugins/wait-network/wait-network.sh",
     ]
@@ -119,7 +126,7 @@ import TestSupport
     }
 
     func binariesAreStrippedAndRun(_ root: String) throws {
-        for tool in ["splashd", "splashctl", "splashd-web", "splashd-otel"] {
+        for tool in ["splashd", "splashctl", "splashd-web", "splashd-otel", "splashd-kms"] {
             let path = "\(root)/usr/bin/\(tool)"
             if let readelf = Tool.path("readelf") {
                 let sections = try ProcessRunner.run(readelf, ["-S", "-W", path])
@@ -141,6 +148,8 @@ import TestSupport
             ("systemd/splashd-finished.service", "usr/lib/systemd/system/splashd-finished.service"),
             ("systemd/splashd-web.service", "usr/lib/systemd/system/splashd-web.service"),
             ("systemd/splashd-otel.service", "usr/lib/systemd/system/splashd-otel.service"),
+            ("systemd/splashd-kms.service", "usr/lib/systemd/system/splashd-kms.service"),
+            ("systemd/splashd-kms-handoff.service", "usr/lib/systemd/system/splashd-kms-handoff.service"),
             ("renderer/web/splash.js", "usr/share/splashd/web/splash.js"),
             ("renderer/themes/reference/theme.toml", "usr/share/splashd/themes/reference/theme.toml"),
             ("systemd/sysusers.d/splashd.conf", "usr/lib/sysusers.d/splashd.conf"),
@@ -161,7 +170,8 @@ import TestSupport
         guard let groff = Tool.path("groff") else { return }
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        for page in ["man8/splashd.8.gz", "man1/splashctl.1.gz", "man1/splashd-web.1.gz", "man1/splashd-otel.1.gz", "man5/splashd.toml.5.gz"] {
+        for page in ["man8/splashd.8.gz", "man1/splashctl.1.gz", "man1/splashd-web.1.gz", "man1/splashd-otel.1.gz", "man1/splashd-kms.1.gz",
+                     "man5/splashd.toml.5.gz"] {
             let plain = dir.file("page")
             let unzip = try ProcessRunner.run(Tool.path("sh")!, ["-c", "gzip -dc \"$0\" > \"$1\"", "\(root)/usr/share/man/\(page)", plain])
             #expect(unzip.status == 0, "\(unzip.stderr)")
@@ -173,8 +183,9 @@ import TestSupport
     /// swift-argument-parser writes them from the binaries: splashd's too, past its own reader of
     /// the run command line.
     func completionsComeFromTheBinaries(_ root: String) throws {
-        for tool in ["splashd", "splashctl", "splashd-web", "splashd-otel"] {
-            let word = ["splashd": "state-dir", "splashctl": "critical-chain", "splashd-web": "url-file", "splashd-otel": "device-id-file"][tool]!
+        for tool in ["splashd", "splashctl", "splashd-web", "splashd-otel", "splashd-kms"] {
+            let word = ["splashd": "state-dir", "splashctl": "critical-chain", "splashd-web": "url-file", "splashd-otel": "device-id-file",
+                        "splashd-kms": "display-lock"][tool]!
             for file in [
                 "usr/share/bash-completion/completions/\(tool)", "usr/share/zsh/vendor-completions/_\(tool)",
                 "usr/share/fish/vendor_completions.d/\(tool).fish",
@@ -216,7 +227,7 @@ import TestSupport
 
     /// The committed pages were made from the command lines these binaries have (`make man`
     /// regenerates them).
-    @Test(.enabled(if: Tool.has("sha256sum"), "sha256sum is not installed"), arguments: ["splashd.8", "splashctl.1", "splashd-web.1", "splashd-otel.1"])
+    @Test(.enabled(if: Tool.has("sha256sum"), "sha256sum is not installed"), arguments: ["splashd.8", "splashctl.1", "splashd-web.1", "splashd-otel.1", "splashd-kms.1"])
     func generatedManPagesAreCurrent(page: String) throws {
         let tool = String(page.prefix { $0 != "." })
         let text = try String(contentsOfFile: "\(Binaries.packageRoot)/man/\(page)", encoding: .utf8)

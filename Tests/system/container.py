@@ -502,7 +502,7 @@ class Container:
             # The other binary packages of the same build (SPEC §11), for check 17.
             self.split_version = self.host("dpkg-deb", "-f", self.deb, "Version").stdout.strip()
             directory = os.path.dirname(self.deb)
-            for sibling in ("splashd-web", "splashd-otel", "splashd-themes"):
+            for sibling in ("splashd-web", "splashd-otel", "splashd-kms", "splashd-themes"):
                 found = sorted(p for p in os.listdir(directory)
                                if p.startswith(f"{sibling}_{self.split_version}_") and p.endswith(".deb"))
                 if not found:

@@ -2,7 +2,7 @@
 PID 1, in one container through all of them (conftest.py, container.py).
 
 The checks are defined in the order they run, which is not their numbers': 0, 1, 2, 3, 6, 5, 7, 9,
-10, 16, 18, 4, 8, 11, then the package's life 12, 13, 14, 17, 15. Each runs on the state the ones
+10, 16, 18, 4, 8, 11, then the package's life 12, 13, 14, 17, 19, 15. Each runs on the state the ones
 before it left (`needs=`: the checks whose state it uses; with -k it is skipped unless they are
 selected too), and a failed check does not stop the later ones.
 
@@ -1169,10 +1169,12 @@ def make_legacy_package(ct: Container) -> str | None:
     return name
 
 
+SPLIT = ("splashd", "splashd-kms", "splashd-otel", "splashd-themes", "splashd-web")
+
 # Check 17: a device that runs the single 0.1.0-1 package (the renderer's unit enabled by its
-# operator, the configuration changed, the daemon running) upgrades to the four split packages:
+# operator, the configuration changed, the daemon running) upgrades to the five split packages:
 # each file goes to its package, none is lost, nothing is restarted or disabled, and the
-# configuration stays. Then all four are purged: nothing of them is left.
+# configuration stays. Then all five are purged: nothing of them is left.
 
 
 @check(17, "split-upgrade", stage="booted", needs=(14,), package=True)
@@ -1201,10 +1203,10 @@ def test_17_split_upgrade(ct: Container, verdict):
     ok, took = ct.apt_get("install", f"/srv/systest/{ct.deb_name}", *(f"/srv/systest/{s}" for s in ct.siblings))
     if not ok:
         verdict.bad("apt-get install of the split packages failed")
-    versions = ct.c("dpkg-query", "-W", "-f", "${Package}=${Version} ", "splashd", "splashd-web", "splashd-otel", "splashd-themes").out
+    versions = ct.c("dpkg-query", "-W", "-f", "${Package}=${Version} ", *SPLIT).out
     verdict.ev(f"upgrade to the split packages: {took}; {versions}")
     v = ct.split_version
-    if versions != f"splashd={v} splashd-otel={v} splashd-themes={v} splashd-web={v} ":
+    if versions != f"splashd={v} splashd-kms={v} splashd-otel={v} splashd-themes={v} splashd-web={v} ":
         verdict.bad(f"installed: {versions}, want each at {v}")
     owned = ct.c("dpkg", "-S", "/usr/bin/splashd", "/usr/bin/splashctl", "/usr/bin/splashd-web", "/usr/share/splashd/web/index.html",
                  "/usr/bin/splashd-otel", "/usr/share/splashd/themes/reference/theme.toml", merge=True).stdout
@@ -1227,17 +1229,87 @@ def test_17_split_upgrade(ct: Container, verdict):
         verdict.bad("the upgrade replaced the operator's configuration")
     if not ct.c("splashd-web", "check", "--theme", "/usr/share/splashd/themes/reference", merge=True).ok:
         verdict.bad("splashd-web check of the shipped theme failed")
-    ct.memo.package_paths = sorted(set(lines(ct.c("dpkg", "-L", "splashd", "splashd-web", "splashd-otel", "splashd-themes").stdout)))
+    ct.memo.package_paths = sorted(set(lines(ct.c("dpkg", "-L", *SPLIT).stdout)))
     ct.memo.other_paths = other_packages_paths(ct, ("splashd*.list",))
     ct.c("rm", "-f", *TEST_PLUGINS)
-    ok, took = ct.apt_get("purge", "splashd", "splashd-web", "splashd-otel", "splashd-themes")
+    ok, took = ct.apt_get("purge", *SPLIT)
     if not ok:
-        verdict.bad("apt-get purge of the four failed")
+        verdict.bad("apt-get purge of the five failed")
     left = package_leftovers(ct)
-    status = ct.c("dpkg-query", "-W", "-f", "${db:Status-Abbrev}", "splashd", "splashd-web", "splashd-otel", "splashd-themes", merge=True).stdout
-    verdict.ev(f"apt-get purge of the four: {took}; their paths left: {left or 'none'}; dpkg: {paste(squeeze(status), ' ')}")
+    status = ct.c("dpkg-query", "-W", "-f", "${db:Status-Abbrev}", *SPLIT, merge=True).stdout
+    verdict.ev(f"apt-get purge of the five: {took}; their paths left: {left or 'none'}; dpkg: {paste(squeeze(status), ' ')}")
     if left:
         verdict.bad(f"purge left {left}")
+
+
+# Check 19: the native renderer's package and units (SPEC §13). splashd-kms.service is enabled
+# and starts with the earliest boot services (nothing of basic.target, sysinit.target or the
+# network before it); started, it is ready before the display is there (the container has no
+# GPU: it waits for /dev/dri/card0) and holds the display lock; the hand-off unit, which an app's
+# unit orders after, stays activating while the renderer holds the display, and becomes active
+# once it lets it go (here: the renderer stopped). With no renderer it is active at once. Then the
+# package is purged: nothing of it is left.
+
+
+@check(19, "kms-units", stage="booted", needs=(17,), package=True)
+def test_19_kms_units(ct: Container, verdict):
+    debs = [ct.deb_name] + [s for s in ct.siblings if s.startswith(("splashd-kms_", "splashd-themes_"))]
+    for deb in debs:
+        shutil.copy(ct.files / deb, ct.root / "srv/systest" / deb)
+    ok, took = ct.apt_get("install", *(f"/srv/systest/{d}" for d in debs))
+    if not ok:
+        verdict.bad("apt-get install of splashd, splashd-themes and splashd-kms failed")
+        return
+    enabled = enabled_of(ct, "splashd-kms.service")
+    wanted_by = ct.prop("splashd-kms.service", "WantedBy")
+    after = ct.prop("splashd-kms.service", "After").split()
+    early = [u for u in ("basic.target", "sysinit.target", "network.target", "network-online.target", "local-fs.target") if u in after]
+    verdict.ev(f"install: {took}; splashd-kms.service {enabled}, wanted by {wanted_by}, after {' '.join(sorted(after))}")
+    if enabled != "enabled" or "sysinit.target" not in wanted_by.split():
+        verdict.bad(f"splashd-kms.service is {enabled}, wanted by {wanted_by}: not started at boot with sysinit.target")
+    if early:
+        verdict.bad(f"splashd-kms.service starts after {early}")
+    if ct.prop("splashd-kms.service", "ActiveState") != "inactive":
+        verdict.bad("the package started the renderer (it must not take a running system's display)")
+    cursor = ct.cursor()
+    if not ct.cl("systemctl", "start", "splashd-kms.service"):
+        verdict.bad("splashd-kms.service did not start")
+    waiting = ct.jwait(20, cursor, field("_SYSTEMD_UNIT", "splashd-kms.service") & message("waiting for /dev/dri/card0 to appear"))
+    lock = ct.c("stat", "-c", "%U %a", "/run/splashd-kms/display.lock").out
+    verdict.ev(f"renderer: {ct.prop('splashd-kms.service', 'ActiveState')}, said {jr(waiting, 'MESSAGE') if waiting else 'nothing'}; "
+               f"display lock: {lock or 'none'}")
+    if not waiting or lock != "root 644":
+        verdict.bad("the renderer is not ready, waiting for the display and holding its lock")
+    cursor = ct.cursor()
+    ct.c("systemctl", "start", "--no-block", "splashd-kms-handoff.service")
+    # systemd says it is starting it once its process runs: then the unit must stay activating
+    # (a blocked flock, no timer to race).
+    starting = ct.jwait(20, cursor, about("splashd-kms-handoff.service") & message("^Starting "))
+    held = ct.prop("splashd-kms-handoff.service", "ActiveState") if starting else "not started"
+    verdict.ev(f"hand-off unit while the renderer holds the display: {held}")
+    if held != "activating":
+        verdict.bad(f"the hand-off unit is {held} while the renderer holds the display")
+    ct.cl("systemctl", "stop", "splashd-kms.service")
+    ok = ct.cl("timeout", "20", "systemctl", "start", "splashd-kms-handoff.service", timeout=30)
+    after_stop = ct.prop("splashd-kms-handoff.service", "ActiveState")
+    result = ct.prop("splashd-kms.service", "Result")
+    verdict.ev(f"renderer stopped ({result}): hand-off unit {after_stop}")
+    if not ok or after_stop != "active" or result != "success":
+        verdict.bad(f"the hand-off unit is {after_stop} once the renderer let the display go (renderer: {result})")
+    ct.cl("systemctl", "stop", "splashd-kms-handoff.service")
+    ok = ct.cl("timeout", "20", "systemctl", "start", "splashd-kms-handoff.service", timeout=30)
+    alone = ct.prop("splashd-kms-handoff.service", "ActiveState")
+    verdict.ev(f"no renderer: hand-off unit {alone}")
+    if not ok or alone != "active":
+        verdict.bad(f"with no renderer the hand-off unit is {alone}")
+    ct.memo.package_paths = sorted(set(lines(ct.c("dpkg", "-L", "splashd-kms").stdout)))
+    ct.memo.other_paths = other_packages_paths(ct, ("splashd-kms.list",))
+    ok, took = ct.apt_get("purge", "splashd-kms")
+    left = package_leftovers(ct)
+    verdict.ev(f"apt-get purge splashd-kms: {took}; its paths left: {left or 'none'}")
+    if not ok or left:
+        verdict.bad(f"purge failed or left {left}")
+    ct.apt_get("purge", "splashd", "splashd-themes")
 
 
 # Check 15: the container is still running cleanly after all that: nothing failed.
