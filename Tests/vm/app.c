@@ -28,8 +28,10 @@ int main(int argc, char **argv) {
     }
     drmModeRes *res = drmModeGetResources(fd);
     if (!res) { perror("resources"); return 1; }
+    /* APP_OUTPUTS=N: only the first N outputs (an app that uses one display of two). */
+    int most = getenv("APP_OUTPUTS") ? atoi(getenv("APP_OUTPUTS")) : res->count_connectors;
     int painted = 0;
-    for (int i = 0; i < res->count_connectors; i++) {
+    for (int i = 0; i < res->count_connectors && painted < most; i++) {
         drmModeConnector *c = drmModeGetConnector(fd, res->connectors[i]);
         if (!c || c->connection != DRM_MODE_CONNECTED || c->count_modes == 0 || !c->encoder_id) continue;
         drmModeEncoder *e = drmModeGetEncoder(fd, c->encoder_id);

@@ -184,11 +184,7 @@ def test_the_app_takes_the_display_with_no_gap(tmp_path):
     last frame and gives DRM master up; the app takes it and paints; its first-frame completes the
     launch; the renderer sends dismissed and exits. Screens captured all along show splash frames,
     then app frames, and nothing else: never black, never the console."""
-    app = os.path.join(ROOT, ".build", "vm-test-app")
-    os.makedirs(os.path.dirname(app), exist_ok=True)
-    import subprocess
-    subprocess.run(["cc", "-O2", "-Wall", "-I/usr/include/libdrm", "-o", app, os.path.join(os.path.dirname(__file__), "app.c"), "-ldrm"],
-                   check=True)
+    app = build_app()
     with vm.VM() as machine:
         start(machine, {"exit_animation": "10s"}, kms_args="--display-lock /run/t/display.lock")
         for head in (0, 1):
@@ -226,6 +222,39 @@ def test_the_app_takes_the_display_with_no_gap(tmp_path):
                            "! pgrep -x splashd-kms", timeout=60) == 0, "the renderer has exited"
         for head in (0, 1):
             assert Screen(*machine.screendump(head)).near(0, 0, MAGENTA), "the app keeps the display after the renderer left"
+
+
+def build_app():
+    app = os.path.join(ROOT, ".build", "vm-test-app")
+    os.makedirs(os.path.dirname(app), exist_ok=True)
+    import subprocess
+    subprocess.run(["cc", "-O2", "-Wall", "-I/usr/include/libdrm", "-o", app, os.path.join(os.path.dirname(__file__), "app.c"), "-ldrm"],
+                   check=True)
+    return app
+
+
+@pytest.mark.skipif(not vm.kernel("6.12"), reason="needs linux-image-6.12-amd64 (scripts/setup.sh installs it)")
+def test_with_closefb_the_renderer_leaves_the_splash_on_an_output_the_app_does_not_use():
+    """On a kernel with CLOSEFB (Debian 12's 6.12): the app takes only the first output; once it
+    shows there, the renderer closes its framebuffers with CLOSEFB, sends dismissed and exits,
+    and the second output keeps the splash's last frame (closing the device without CLOSEFB
+    would have turned it off)."""
+    app = build_app()
+    with vm.VM(kernel_series="6.12") as machine:
+        start(machine, {"exit_animation": "10s"}, kms_args="--display-lock /run/t/display.lock")
+        for head in (0, 1):
+            wait_screen(machine, head, logo_and_text_drawn, "the reference splash")
+        assert machine.run(f"{{ {BIN}/splashd-kms wait --lock /run/t/display.lock; APP_NOW=1 APP_OUTPUTS=1 {app} ff00ff "
+                           f"'{BIN}/splashctl --socket /run/t/s.sock complete first-frame'; }} >/run/t/app.log 2>&1 &") == 0
+        assert machine.run("touch /run/t/go") == 0
+        assert machine.run(f"{BIN}/splashctl --socket /run/t/s.sock wait finished --timeout 30s", timeout=90) == 0
+        assert machine.run("i=0; while pgrep -x splashd-kms >/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; "
+                           "! pgrep -x splashd-kms", timeout=60) == 0, "the renderer has exited"
+        assert machine.run("grep -q 'handing the display to the app (CLOSEFB)' /run/t/kms.log && "
+                           "grep -q 'the splash stays on Virtual-2 (CLOSEFB)' /run/t/kms.log && "
+                           "grep -q 'app: painted 1 outputs' /run/t/app.log") == 0
+        assert Screen(*machine.screendump(0)).near(0, 0, MAGENTA), "the app has the first output"
+        assert logo_and_text_drawn(Screen(*machine.screendump(1))), "the second keeps the splash after the renderer left"
 
 
 def test_retry_by_touch_and_by_key():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import glob
 import gzip
 import json
+import lzma
 import os
 import shutil
 import socket
@@ -23,25 +24,43 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MODULES = ["virtio_pci", "9pnet_virtio", "9p"]
 
 
-def kernel():
-    """The newest installed Debian kernel: (release, vmlinuz path)."""
-    images = sorted(glob.glob("/boot/vmlinuz-*"))
+def kernel(series="6.1"):
+    """The newest installed Debian kernel of a series: (release, vmlinuz path), or None. 6.1 is
+    Debian 12's own (linux-image-amd64); 6.12 its newer one (linux-image-6.12-amd64), which has
+    CLOSEFB (Linux 6.8)."""
+    def version(path):
+        release = path[len("/boot/vmlinuz-"):]
+        parts = release.replace("-", ".").replace("+", ".").split(".")
+        return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in parts]
+    images = sorted(glob.glob(f"/boot/vmlinuz-{series}.*"), key=version)
     if not images:
         return None
     image = images[-1]
     return image[len("/boot/vmlinuz-"):], image
 
 
+def module_name(path):
+    """`virtio_pci` of kernel/drivers/virtio/virtio_pci.ko (or .ko.xz, as 6.12 ships them)."""
+    base = os.path.basename(path)
+    return base[: base.index(".ko")].replace("-", "_")
+
+
 def module_order(release, wanted):
     """The .ko files (paths under /lib/modules/RELEASE) for `wanted` and their dependencies, each
-    after what it needs, from modules.dep."""
+    after what it needs, from modules.dep; modules built into the kernel (modules.builtin, as
+    virtio_pci is in 6.12) are left out."""
     base = f"/lib/modules/{release}"
     deps = {}
     with open(f"{base}/modules.dep") as f:
         for line in f:
             name, _, rest = line.partition(":")
             deps[name] = rest.split()
-    by_name = {os.path.basename(p)[: -len(".ko")].replace("-", "_"): p for p in deps}
+    builtin = set()
+    if os.path.exists(f"{base}/modules.builtin"):
+        with open(f"{base}/modules.builtin") as f:
+            builtin = {module_name(line.strip()) for line in f if line.strip()}
+    wanted = [module for module in wanted if module not in builtin]
+    by_name = {module_name(p): p for p in deps}
     order = []
 
     def visit(path):
@@ -76,9 +95,15 @@ def build_initramfs(release, path):
     entries.append(("bin/busybox", 0o100755, open(busybox, "rb").read()))
     for applet in ["sh", "mount", "insmod", "mkdir", "cat", "echo", "chroot", "poweroff", "uname"]:
         entries.append((f"bin/{applet}", 0o120777, b"busybox"))
+    names = []
     for module in order:
-        entries.append((f"modules/{os.path.basename(module)}", 0o100644, open(f"{base}/{module}", "rb").read()))
-    entries.append(("modules.order", 0o100644, "\n".join(os.path.basename(m) for m in order).encode() + b"\n"))
+        data = open(f"{base}/{module}", "rb").read()
+        name = os.path.basename(module)
+        if name.endswith(".xz"):  # busybox's insmod takes them uncompressed
+            data, name = lzma.decompress(data), name[: -len(".xz")]
+        entries.append((f"modules/{name}", 0o100644, data))
+        names.append(name)
+    entries.append(("modules.order", 0o100644, "\n".join(names).encode() + b"\n"))
     entries.append(("init", 0o100755, open(os.path.join(HERE, "guest-init.sh"), "rb").read()))
     with open(path, "wb") as f:
         f.write(gzip.compress(cpio_newc(entries), 1))
@@ -112,8 +137,9 @@ def read_ppm(path):
 class VM:
     """One virtual machine; `with VM() as vm:` boots it and stops it."""
 
-    def __init__(self, outputs=2, memory=1024, append="", second_output=True):
+    def __init__(self, outputs=2, memory=1024, append="", second_output=True, kernel_series="6.1"):
         self.dir = tempfile.mkdtemp(prefix="splashd-vm.")
+        self.kernel_series = kernel_series
         self.outputs = outputs
         self.memory = memory
         self.append = append
@@ -131,7 +157,7 @@ class VM:
         self.stop()
 
     def start(self, timeout=120):
-        release, image = kernel()
+        release, image = kernel(self.kernel_series)
         initrd = os.path.join(self.dir, "initrd.gz")
         build_initramfs(release, initrd)
         qmp_path, ctl_path = os.path.join(self.dir, "qmp.sock"), os.path.join(self.dir, "ctl.sock")
