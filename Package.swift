@@ -106,7 +106,11 @@ let package = Package(
         .target(
             name: "SplashDraw",
             dependencies: ["CCairo", "CPango", "CRsvg", "SplashCore", "SplashTheme"],
-            swiftSettings: strict
+            swiftSettings: strict,
+            // A theme's own font file goes to fontconfig, and pango's fontconfig map is told
+            // (pango_fc_font_map_config_changed): both libraries pangocairo already loads, so
+            // linking them costs nothing at start or in the package.
+            linkerSettings: [.linkedLibrary("pangoft2-1.0"), .linkedLibrary("fontconfig")]
         ),
         // The built-in bootstrap plugins: auth-refresh, config-fetch, launch-counter, quick-action.
         .target(

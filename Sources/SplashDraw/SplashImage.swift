@@ -68,12 +68,15 @@ public final class SplashImage {
 public enum SplashDrawError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The logo file could not be read or is not a PNG or SVG image.
     case badLogo(path: String, reason: String)
+    /// The theme's font file could not be taken as a font.
+    case badFont(path: String, reason: String)
     case cannotWrite(path: String, reason: String)
     case cannotRead(path: String, reason: String)
 
     public var description: String {
         switch self {
         case .badLogo(let path, let reason): "\(path): cannot draw the logo: \(reason)"
+        case .badFont(let path, let reason): "\(path): cannot use the font: \(reason)"
         case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
         case .cannotRead(let path, let reason): "cannot read \(path): \(reason)"
         }

@@ -43,7 +43,15 @@ public final class SplashPainter {
         let useDark = dark ?? (theme.appearance == .dark)
         palette = useDark ? theme.dark : theme.light
         timeline = SplashTimeline(reduceMotion: theme.motion == .reduce)
-        family = (theme.font.map { "\($0)," } ?? "") + "sans-serif"
+        // The font file's own family first: the page's @font-face calls it `font` whatever it
+        // calls itself.
+        var own: String?
+        if let name = theme.fontFile {
+            let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+            guard let file = files[name] else { throw .badFont(path: path, reason: "not among the theme's files") }
+            own = try FontFile.register(file.bytes, path: path)
+        }
+        family = (own.map { "\($0)," } ?? "") + (theme.font.map { "\($0)," } ?? "") + "sans-serif"
         fontContext = pango_font_map_create_context(pango_cairo_font_map_get_default())
         if let name = theme.logo {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name

@@ -230,6 +230,62 @@ import TestSupport
         }
     }
 
+    static let dejaVuSerif = "/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf"
+
+    /// DejaVu Serif Bold's file (the name is drawn bold) with its names changed to "Splshd Serif" (same length: nothing moves),
+    /// a family nothing on the system has.
+    static func renamedDejaVuSerif() throws -> [UInt8] {
+        var bytes = [UInt8](try #require(FileManager.default.contents(atPath: dejaVuSerif)))
+        let from: [UInt8] = Array("DejaVu".utf8), to: [UInt8] = Array("Splshd".utf8)
+        func wide(_ a: [UInt8]) -> [UInt8] { a.reduce(into: []) { $0 += [0, $1] } }
+        // In the name table as ASCII (Macintosh records) and as UTF-16BE (Windows records).
+        for (old, new) in [(from, to), (wide(from), wide(to))] {
+            var i = 0
+            while i + old.count <= bytes.count {
+                if bytes[i..<i + old.count].elementsEqual(old) {
+                    bytes.replaceSubrange(i..<i + old.count, with: new)
+                    i += old.count
+                } else {
+                    i += 1
+                }
+            }
+        }
+        return bytes
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: dejaVuSerif), "needs fonts-dejavu-core"))
+    func aThemesOwnFontFileIsWhatItsTextIsDrawnIn() throws {
+        func name(font: String, files: [String: ThemeLoader.File] = [:], fontFile: String? = nil) throws -> [UInt32] {
+            var theme = Self.theme
+            theme.font = font
+            theme.fontFile = fontFile
+            let painter = try SplashPainter(theme: theme, files: Self.loaded.files.merging(files) { $1 }, directory: Self.directory)
+            let image = SplashImage(width: 1280, height: 800)
+            painter.draw(SplashView(), at: .init(sinceShown: 9000), into: image)
+            let rect = painter.layout(SplashView(), width: 1280, height: 800).name
+            var pixels: [UInt32] = []
+            for y in Int(rect.y)..<Int(rect.maxY) {
+                for x in Int(rect.x)..<Int(rect.x + rect.width) {
+                    let p = image.pixel(x: x, y: y)
+                    pixels.append(UInt32(p.r) << 16 | UInt32(p.g) << 8 | UInt32(p.b))
+                }
+            }
+            return pixels
+        }
+        // Not installed: the fallback font. Installed under its own name: the serif.
+        let fallback = try name(font: "Splshd Serif")
+        let serif = try name(font: "DejaVu Serif")
+        #expect(fallback != serif)
+        let file = ThemeLoader.File(bytes: try Self.renamedDejaVuSerif(), contentType: "font/ttf")
+        let own = try name(font: "Splshd Serif", files: ["brand.ttf": file], fontFile: "brand.ttf")
+        #expect(own == serif, "drawn in the theme's own font file")
+        // A file that is no font is refused, with its path.
+        #expect(throws: SplashDrawError.badFont(path: Self.directory + "/bad.woff2",
+                                                reason: "not a font FreeType can read (TrueType, OpenType, WOFF, WOFF2)")) {
+            _ = try name(font: "Bad", files: ["bad.woff2": .init(bytes: Array("wOF2".utf8), contentType: "font/woff2")], fontFile: "bad.woff2")
+        }
+    }
+
     @Test func aQuarterTurnLaysOutTheUprightSizeAndTurnsIt() throws {
         let painter = try painter()
         // A 800 × 1280 buffer of a panel on its side: upright it is 1280 × 800.
