@@ -34,6 +34,10 @@ public final class DRMDevice {
 
     deinit { close(fd) }
 
+    /// Whether this descriptor is the device's DRM master (false when another process, the app,
+    /// already had it when this one was opened).
+    public var isMaster: Bool { drmIsMaster(fd) != 0 }
+
     /// Gives DRM master up, so the app may take the display (the last frame stays scanned out).
     public func dropMaster() { _ = drmDropMaster(fd) }
 

@@ -137,6 +137,12 @@ struct SplashdKMS: ParsableCommand {
             let drm = try DeviceWait.open(device) {
                 StandardStreams.printError("splashd-kms: waiting for \(device) to appear")
             }
+            // Another process has the display (the app, after a hand-off: this renderer was
+            // started again): nothing to draw, and nothing to take from it.
+            guard drm.isMaster else {
+                StandardStreams.printError("splashd-kms: another process is \(device)'s master (the app has the display): nothing to draw")
+                return
+            }
             renderer = Renderer(device: drm, painter: painter, rotation: (rotate ?? painter.theme.rotate).flatMap(SplashRotation.init),
                                 names: outputs)
             renderer.lock = lock

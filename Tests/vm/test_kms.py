@@ -222,6 +222,11 @@ def test_the_app_takes_the_display_with_no_gap(tmp_path):
                            "! pgrep -x splashd-kms", timeout=60) == 0, "the renderer has exited"
         for head in (0, 1):
             assert Screen(*machine.screendump(head)).near(0, 0, MAGENTA), "the app keeps the display after the renderer left"
+        # A renderer started again while the app has the display takes nothing from it.
+        assert machine.run(f"{BIN}/splashd-kms --socket /run/t/s.sock --theme {THEME} >/run/t/kms2.log 2>&1", timeout=60) == 0
+        assert machine.run("grep -q 'the app has the display): nothing to draw' /run/t/kms2.log") == 0
+        for head in (0, 1):
+            assert Screen(*machine.screendump(head)).near(0, 0, MAGENTA), "the app keeps the display"
 
 
 def build_app():
