@@ -30,6 +30,11 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var closing = false
     private var readingPaused = false
     private var subscriber: ConnectionSubscriber?
+    /// Whether the subscriber takes the states published only because time passed
+    /// (`{"cmd":"subscribe","ticks":false}` says no).
+    private var ticks = true
+    /// For a subscriber without ticks: the last state it was sent, without its clocks.
+    private var lastTimeless: StateMessage?
     private var lastSeq: UInt64 = 0
     private var pendingState: StateLine?
     private var pendingEvents = CircularBuffer<ByteBuffer>()
@@ -140,8 +145,9 @@ final class ConnectionHandler: ChannelInboundHandler {
             } else {
                 write(.error(ProtocolError(code: .unavailable, message: "no launch has started yet", id: request.id)))
             }
-        case .subscribe:
+        case .subscribe, .subscribeWithoutTicks:
             write(.ok(id: request.id))
+            ticks = request.command == .subscribe
             subscribe()
         case .report(let report):
             busy = true
@@ -213,6 +219,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             if let latest = broadcaster.latest, latest.seq >= lastSeq {
                 lastSeq = latest.seq
                 pendingState = nil
+                lastTimeless = ticks ? nil : latest.message.withoutClocks
                 context.write(wrapOutboundOut(latest.bytes), promise: nil)
             }
             return
@@ -227,12 +234,16 @@ final class ConnectionHandler: ChannelInboundHandler {
         subscriber = nil
     }
 
-    /// Writes `state` now if the client keeps up, else keeps it as the one pending state.
+    /// Writes `state` now if the client keeps up, else keeps it as the one pending state. A
+    /// subscriber without ticks is not sent a state that differs from the last one it was sent
+    /// only in what time moves.
     func offer(_ state: StateLine) {
         guard let context, !closing, state.seq > lastSeq else { return }
+        if !ticks, state.message.withoutClocks == lastTimeless { return }
         if context.channel.isWritable {
             pendingState = nil
             lastSeq = state.seq
+            if !ticks { lastTimeless = state.message.withoutClocks }
             context.writeAndFlush(wrapOutboundOut(state.bytes), promise: nil)
         } else {
             pendingState = state

@@ -258,7 +258,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             return commands.signIn(session, graph: machine.graph)
         case .signOut:
             return commands.signOut(graph: machine.graph)
-        case .ping, .state, .subscribe, .report:
+        case .ping, .state, .subscribe, .subscribeWithoutTicks, .report:
             return .success(())
         }
     }

@@ -282,7 +282,10 @@ final class Renderer {
     }
 
     func follow(_ connection: SplashConnection) throws(ClientError) {
-        switch try connection.request(.subscribe) {
+        // Without the 100 ms ticks splashd publishes while loading (they move only the clocks
+        // and a time-tracked progress), unless the theme shows progress: the renderer then sleeps
+        // until something it draws changes.
+        switch try connection.request(painter.theme.showProgress ? .subscribe : .subscribeWithoutTicks) {
         case .ok: break
         case .error(let error): throw .rejected(error)
         default: throw .invalidMessage("unexpected reply to subscribe")
@@ -299,7 +302,7 @@ final class Renderer {
                     for node in events.inputAdded where input?.add(node) == true {
                         StandardStreams.printError("splashd-kms: input device \(node) added")
                     }
-                    if events.outputsChanged { rescan() }
+                    if events.outputsChanged { rescan(since: .now) }
                 }
                 if ready.socket { message = try receiveNow(connection) }
                 if message == nil {
@@ -349,7 +352,7 @@ final class Renderer {
 
     /// After a hotplug event: an output connected since shows the splash (laid out for its own
     /// size); one unplugged is let go. The others are not touched.
-    func rescan() {
+    func rescan(since event: ContinuousClock.Instant) {
         let infos: [DRMDevice.OutputInfo]
         do {
             infos = try connectedOutputs(keeping: outputs.map(\.info))
@@ -363,11 +366,12 @@ final class Renderer {
             StandardStreams.printError("splashd-kms: \(output.info.name) unplugged: let go")
         }
         outputs.removeAll { !connected.contains($0.info.connector) }
+        var plugged: [DRMOutput] = []
         for info in infos where !outputs.contains(where: { $0.info.connector == info.connector }) {
             do {
                 let new = try output(info)
                 outputs.append(new)
-                StandardStreams.printError("splashd-kms: \(new) plugged in")
+                plugged.append(new)
             } catch {
                 StandardStreams.printError("splashd-kms: \(info.name): \(error)")
             }
@@ -377,6 +381,9 @@ final class Renderer {
             input?.height = Double(first.height)
         }
         frame()
+        for new in plugged {
+            StandardStreams.printError("splashd-kms: \(new) plugged in: the splash on it \(Int(Self.ms(.now - event).rounded())) ms after udev's event")
+        }
     }
 
     /// Touch, pointer and keys in the error view: Retry and Continue offline (SPEC §13).

@@ -7,6 +7,7 @@ import Testing
     @Test func parsesEveryCommandAndEchoesIds() throws {
         let cases: [(String, Request.Command)] = [
             (#"{"cmd":"ping"}"#, .ping), (#"{"cmd":"state"}"#, .state), (#"{"cmd":"subscribe"}"#, .subscribe),
+            (#"{"cmd":"subscribe","ticks":true}"#, .subscribe), (#"{"cmd":"subscribe","ticks":false}"#, .subscribeWithoutTicks),
             (#"{"cmd":"retry"}"#, .retry), (#"{"cmd":"continue-offline"}"#, .continueOffline),
             (#"{"cmd":"dismissed"}"#, .dismissed), (#"{"cmd":"complete","step":"first-frame"}"#, .complete(step: "first-frame")),
             (#"{"cmd":"action","name":"feedback"}"#, .action(name: "feedback")),
@@ -27,6 +28,7 @@ import Testing
         (#"{"cmd":5}"#, "\"cmd\" must be a string"), (#"{"cmd":"fly"}"#, "unknown cmd \"fly\""),
         (#"{"cmd":"complete"}"#, "complete needs a string \"step\""), (#"{"cmd":"sign-in","session":"x"}"#, "sign-in needs an object \"session\""),
         (#"{"cmd":"route"}"#, "route needs a string \"route\""),
+        (#"{"cmd":"subscribe","ticks":"no"}"#, "\"ticks\" must be true or false"),
     ])
     func badRequests(line: String, message: String) {
         guard case .failure(let error) = parse(line) else {

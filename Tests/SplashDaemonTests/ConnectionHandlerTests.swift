@@ -36,10 +36,10 @@ import Testing
         }
 
         /// Publishes a state with `seq` and runs what that queued on the connection's loop.
-        func publish(seq: UInt64) {
+        func publish(seq: UInt64, slow: Bool = false, elapsedMs: Int64 = 0, progress: Double = 0.5, stepStatus: StepStatus = .running) {
             broadcaster.publish(StateMessage(
-                seq: seq, launch: "L1", phase: .loading, slow: false, progress: 0.5, message: nil, elapsedMs: 0,
-                steps: [], error: nil, destination: nil
+                seq: seq, launch: "L1", phase: .loading, slow: slow, progress: progress, message: nil, elapsedMs: elapsedMs,
+                steps: [.init(id: "auth", status: stepStatus, attempt: 1, durationMs: elapsedMs)], error: nil, destination: nil
             ))
             channel.embeddedEventLoop.run()
         }
@@ -93,6 +93,32 @@ import Testing
         #expect(after.compactMap(Self.seq) == [4], "states 2 and 3 were dropped for the newest")
         #expect(after.last == .ok(id: 2), "the reply waited, it was not lost")
         _ = try connection.channel.finish(acceptAlreadyClosed: true)
+    }
+
+    /// `{"cmd":"subscribe","ticks":false}`: the states that differ only in what time moves
+    /// (elapsed_ms, the steps' duration_ms, progress) are not sent; every other change is, and a
+    /// plain subscriber gets them all.
+    @Test func aSubscriberWithoutTicksIsSentOnlyWhatTimeAloneDidNotChange() throws {
+        let quiet = try Connection(), plain = try Connection()
+        try quiet.send(#"{"cmd":"subscribe","ticks":false,"id":1}"# + "\n")
+        try plain.send(#"{"cmd":"subscribe","id":1}"# + "\n")
+        for connection in [quiet, plain] {
+            connection.publish(seq: 1, elapsedMs: 100)
+            connection.publish(seq: 2, elapsedMs: 200, progress: 0.55)
+            connection.publish(seq: 3, elapsedMs: 300, progress: 0.6)
+            connection.publish(seq: 4, slow: true, elapsedMs: 400, progress: 0.6)
+            connection.publish(seq: 5, slow: true, elapsedMs: 500, progress: 0.6)
+            connection.publish(seq: 6, slow: true, elapsedMs: 600, progress: 1, stepStatus: .succeeded)
+        }
+        #expect(try quiet.written().compactMap(Self.seq) == [1, 4, 6], "the first, slow, the step's result")
+        #expect(try plain.written().compactMap(Self.seq) == [1, 2, 3, 4, 5, 6])
+        // A state held back while the client does not read is still sent once it does.
+        quiet.setWritable(false)
+        quiet.publish(seq: 7, slow: false, elapsedMs: 700, progress: 1, stepStatus: .succeeded)
+        #expect(try quiet.written().isEmpty)
+        quiet.setWritable(true)
+        #expect(try quiet.written().compactMap(Self.seq) == [7])
+        for connection in [quiet, plain] { _ = try connection.channel.finish(acceptAlreadyClosed: true) }
     }
 
     @Test func aRequestSplitAcrossReadsIsOneRequest() throws {

@@ -311,6 +311,9 @@ def test_an_output_plugged_in_later_shows_the_splash_and_one_unplugged_is_let_go
         assert machine.run("echo on > /sys/class/drm/card0-Virtual-2/status && echo change > /sys/class/drm/card0/uevent") == 0
         wait_screen(machine, 1, logo_and_text_drawn, "the splash on the output plugged in")
         print(f"plugged in -> the splash on it, seen from outside: {time.monotonic() - plugged:.2f} s")
+        assert machine.run("grep -q 'Virtual-2 (1024x768) plugged in: the splash on it [0-9]* ms after' /run/t/kms.log "
+                           "&& grep 'plugged in' /run/t/kms.log > /dev/ttyS0") == 0
+        print([line for line in machine.console_text().splitlines() if "plugged in" in line])
         assert machine.run("echo off > /sys/class/drm/card0-Virtual-2/status && echo change > /sys/class/drm/card0/uevent") == 0
         assert machine.run("i=0; until grep -q 'Virtual-2 unplugged' /run/t/kms.log || [ $i -ge 300 ]; do sleep 0.05; i=$((i+1)); done; "
                            "grep -q 'Virtual-2 unplugged' /run/t/kms.log", timeout=60) == 0, "the unplugged output is let go"

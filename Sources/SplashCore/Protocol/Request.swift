@@ -5,6 +5,11 @@ public struct Request: Sendable, Equatable {
         case ping
         case state
         case subscribe
+        /// `{"cmd":"subscribe","ticks":false}`: as `subscribe`, without the states published only
+        /// because time passed (the 100 ms ticks while loading, which move `elapsed_ms`, the
+        /// steps' `duration_ms`, and a progress that tracks time): a state comes when anything
+        /// else changes. For a renderer that shows neither, so it sleeps while nothing changes.
+        case subscribeWithoutTicks
         case retry
         case continueOffline
         case dismissed
@@ -32,7 +37,7 @@ public struct Request: Sendable, Equatable {
             switch self {
             case .ping: "ping"
             case .state: "state"
-            case .subscribe: "subscribe"
+            case .subscribe, .subscribeWithoutTicks: "subscribe"
             case .retry: "retry"
             case .continueOffline: "continue-offline"
             case .dismissed: "dismissed"
@@ -52,7 +57,7 @@ public struct Request: Sendable, Equatable {
         /// Whether only control peers (root, the daemon's uid, `control_group`) may send it.
         public var needsControl: Bool {
             switch self {
-            case .ping, .state, .subscribe, .report: false
+            case .ping, .state, .subscribe, .subscribeWithoutTicks, .report: false
             default: true
             }
         }
@@ -92,7 +97,12 @@ public struct Request: Sendable, Equatable {
         switch name {
         case "ping": command = .ping
         case "state": command = .state
-        case "subscribe": command = .subscribe
+        case "subscribe":
+            switch object["ticks"] {
+            case nil, .bool(true)?: command = .subscribe
+            case .bool(false)?: command = .subscribeWithoutTicks
+            default: return fail("\"ticks\" must be true or false")
+            }
         case "retry": command = .retry
         case "continue-offline": command = .continueOffline
         case "dismissed": command = .dismissed
@@ -134,6 +144,7 @@ public struct Request: Sendable, Equatable {
         case .open(let url): object["url"] = .string(url)
         case .signIn(let session): object["session"] = .object(session)
         case .route(let route): object["route"] = .string(route)
+        case .subscribeWithoutTicks: object["ticks"] = .bool(false)
         default: break
         }
         var writer = JSONWriter()

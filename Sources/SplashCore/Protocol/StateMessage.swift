@@ -183,3 +183,20 @@ extension LaunchMachine {
         }
     }
 }
+
+extension StateMessage {
+    /// The state without what time alone moves: `seq`, `elapsed_ms`, `eta_ms`, the steps'
+    /// `duration_ms` and `progress` (which tracks time once launches have history, and otherwise
+    /// moves only with a step's status). Two states equal so differ only by the clock: a
+    /// subscriber without ticks is sent the second one not at all.
+    public var withoutClocks: StateMessage {
+        var state = self
+        state.id = nil
+        state.seq = 0
+        state.elapsedMs = 0
+        state.etaMs = nil
+        state.progress = 0
+        for index in state.steps.indices { state.steps[index].durationMs = 0 }
+        return state
+    }
+}
