@@ -91,7 +91,8 @@ bench-draw:
 # its start to the first frame beside the kernel's boot time, its RSS, and its wake-ups while nothing
 # moves (docs/benchmarks.md, "The native renderer in a virtual machine"). Release binaries.
 bench-kms:
-	$(SWIFT) build -c release --product splashd --product splashd-kms
+	$(SWIFT) build -c release --product splashd
+	$(SWIFT) build -c release --product splashd-kms
 	SPLASHD_BIN_DIR=$(CURDIR)/.build/release python3 Tests/vm/bench_kms.py
 
 # Config loading time against the number of steps (5,000 to 80,000): `splashd check`, release build.
