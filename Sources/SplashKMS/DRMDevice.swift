@@ -18,21 +18,38 @@ public struct KMSError: Error, Sendable, CustomStringConvertible {
 /// DRM master, which may set modes and flip pages.
 public final class DRMDevice {
     public let path: String
-    public let fd: Int32
+    /// The device node itself (`path` with its links resolved: `/dev/dri/by-path/…-card` is
+    /// `/dev/dri/card0`), as udev names it in its events.
+    public let node: String
+    public private(set) var fd: Int32
 
     public init(path: String) throws(KMSError) {
         let fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw KMSError("cannot open \(path)", errno: errno) }
         var capability: UInt64 = 0
         guard drmGetCap(fd, UInt64(DRM_CAP_DUMB_BUFFER), &capability) == 0, capability != 0 else {
-            close(fd)
+            Glibc.close(fd)
             throw KMSError("\(path) has no dumb buffers (not a mode-setting device)")
         }
         self.path = path
         self.fd = fd
+        if let resolved = realpath(path, nil) {
+            node = String(cString: resolved)
+            free(resolved)
+        } else {
+            node = path
+        }
     }
 
-    deinit { close(fd) }
+    deinit { close() }
+
+    /// Closes the device (at once, rather than when the last reference goes): a device that went
+    /// away keeps its number while a descriptor of it is open, and the one that replaces it
+    /// would get another (card1 for card0).
+    public func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
 
     /// Whether this descriptor is the device's DRM master (false when another process, the app,
     /// already had it when this one was opened).

@@ -40,6 +40,9 @@ public final class HotplugMonitor {
         public var outputsChanged = false
         /// Event nodes of input devices that were added (`/dev/input/event3`).
         public var inputAdded: [String] = []
+        /// Nodes of drm devices that went away (`/dev/dri/card0`: its driver unbound, or a
+        /// firmware framebuffer replaced by the real driver).
+        public var drmRemoved: [String] = []
     }
 
     /// Takes the events that have arrived.
@@ -50,6 +53,10 @@ public final class HotplugMonitor {
             let subsystem = udev_device_get_subsystem(device).map { String(cString: $0) }
             if subsystem == "drm" {
                 events.outputsChanged = true
+                if udev_device_get_action(device).map({ String(cString: $0) }) == "remove",
+                    let node = udev_device_get_devnode(device).map({ String(cString: $0) }) {
+                    events.drmRemoved.append(node)
+                }
             } else if subsystem == "input", udev_device_get_action(device).map({ String(cString: $0) }) == "add",
                 let node = udev_device_get_devnode(device).map({ String(cString: $0) }), node.hasPrefix("/dev/input/event") {
                 events.inputAdded.append(node)

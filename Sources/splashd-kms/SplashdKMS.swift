@@ -176,7 +176,7 @@ struct SplashdKMS: ParsableCommand {
 /// Draws the latest state on every output, a frame per vertical blank while something moves and
 /// none while nothing does.
 final class Renderer {
-    let device: DRMDevice
+    var device: DRMDevice
     var outputs: [DRMOutput] = []
     let painter: SplashPainter
     /// `--rotate` or the theme's `rotate`: every output turned so, whatever its panel says.
@@ -204,13 +204,45 @@ final class Renderer {
 
     /// The outputs to draw on, from the device: the connected ones (or those `--output` named).
     func open() throws(KMSError) {
+        try openOutputs()
+        // Presses are reported in the first output's pixels (a touch screen is taken to be that
+        // output's; one mapped to another output is still to come).
+        input = InputDevices(width: Double(outputs.first?.width ?? 1), height: Double(outputs.first?.height ?? 1))
+    }
+
+    private func openOutputs() throws(KMSError) {
         for info in try connectedOutputs() { outputs.append(try output(info)) }
         if outputs.isEmpty, !names.isEmpty {
             StandardStreams.printError("splashd-kms: none of \(names.sorted().joined(separator: ", ")) is connected yet")
         }
-        // Presses are reported in the first output's pixels (a touch screen is taken to be that
-        // output's; one mapped to another output is still to come).
-        input = InputDevices(width: Double(outputs.first?.width ?? 1), height: Double(outputs.first?.height ?? 1))
+    }
+
+    /// The device went away (its driver unbound; early in boot, a firmware framebuffer such as
+    /// simpledrm replaced by the real GPU's driver, which takes the same node): the outputs are
+    /// let go, and the renderer waits for the node to come back (inotify, as at start) and
+    /// draws the splash on it again.
+    func deviceRemoved() {
+        StandardStreams.printError("splashd-kms: \(device.path) went away: waiting for it to come back")
+        outputs.removeAll()
+        device.close()
+        do {
+            let drm = try DeviceWait.open(device.path)
+            device = drm
+            guard drm.isMaster else {
+                StandardStreams.printError("splashd-kms: another process is \(drm.path)'s master: nothing to draw")
+                return
+            }
+            try openOutputs()
+        } catch {
+            StandardStreams.printError("splashd-kms: \(error)")
+            return
+        }
+        if let first = outputs.first {
+            input?.width = Double(first.width)
+            input?.height = Double(first.height)
+        }
+        frame()
+        StandardStreams.printError("splashd-kms: \(device.path) is back: the splash on \(outputs.map(\.description).joined(separator: ", "))")
     }
 
     private func connectedOutputs(keeping kept: [DRMDevice.OutputInfo] = []) throws(KMSError) -> [DRMDevice.OutputInfo] {
@@ -302,7 +334,11 @@ final class Renderer {
                     for node in events.inputAdded where input?.add(node) == true {
                         StandardStreams.printError("splashd-kms: input device \(node) added")
                     }
-                    if events.outputsChanged { rescan(since: .now) }
+                    if events.drmRemoved.contains(device.node) {
+                        deviceRemoved()
+                    } else if events.outputsChanged {
+                        rescan(since: .now)
+                    }
                 }
                 if ready.socket { message = try receiveNow(connection) }
                 if message == nil {

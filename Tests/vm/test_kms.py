@@ -229,6 +229,26 @@ def test_the_app_takes_the_display_with_no_gap(tmp_path):
             assert Screen(*machine.screendump(head)).near(0, 0, MAGENTA), "the app keeps the display"
 
 
+def test_a_gpu_device_that_goes_away_and_comes_back_is_drawn_on_again():
+    """The renderer's device goes away under it (virtio-gpu unbound from its device: as when a
+    firmware framebuffer, simpledrm, is replaced by the real GPU's driver early in boot) and
+    comes back (bound again): the renderer lets the old one go, waits for the node, and draws the
+    splash on the new one's outputs."""
+    with vm.VM() as machine:
+        start(machine, {"slow_after": "10m", "timeout": "10m"})
+        for head in (0, 1):
+            wait_screen(machine, head, logo_and_text_drawn, "the reference splash")
+        assert machine.run("cd /sys/bus/virtio/drivers/virtio_gpu && ls -d virtio* > /run/t/gpu && echo $(cat /run/t/gpu) > unbind; cd /; "
+                           "i=0; until grep -q 'went away' /run/t/kms.log || [ $i -ge 300 ]; do sleep 0.05; i=$((i+1)); done; "
+                           "grep -q 'card0 went away: waiting for it to come back' /run/t/kms.log && [ ! -e /dev/dri/card0 ]", timeout=60) == 0
+        assert machine.run("echo $(cat /run/t/gpu) > /sys/bus/virtio/drivers/virtio_gpu/bind; "
+                           "i=0; until grep -q 'is back' /run/t/kms.log || [ $i -ge 300 ]; do sleep 0.05; i=$((i+1)); done; "
+                           "grep -q 'card0 is back: the splash on Virtual-1 (1280x800), Virtual-2 (1024x768)' /run/t/kms.log", timeout=60) == 0
+        for head in (0, 1):
+            wait_screen(machine, head, logo_and_text_drawn, "the reference splash on the device that came back")
+        assert machine.run("pgrep -x splashd-kms >/dev/null") == 0, "the renderer goes on"
+
+
 def build_app():
     app = os.path.join(ROOT, ".build", "vm-test-app")
     os.makedirs(os.path.dirname(app), exist_ok=True)
