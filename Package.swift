@@ -274,6 +274,8 @@ let package = Package(
             name: "SplashDrawTests", dependencies: ["SplashDraw", "SplashTheme", "SplashCore", "TestSupport"],
             exclude: ["References"], swiftSettings: strict
         ),
+        // The native renderer's parts that need no display: the display lock, the panel's turn.
+        .testTarget(name: "SplashKMSTests", dependencies: ["SplashKMS", "SplashDraw", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "SplashPluginsTests",
             dependencies: ["SplashPlugins", "TestSupport", .product(name: "Logging", package: "swift-log")],

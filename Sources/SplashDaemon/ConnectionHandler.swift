@@ -239,11 +239,12 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// only in what time moves.
     func offer(_ state: StateLine) {
         guard let context, !closing, state.seq > lastSeq else { return }
-        if !ticks, state.message.withoutClocks == lastTimeless { return }
+        let timeless = ticks ? nil : state.message.withoutClocks
+        if let timeless, timeless == lastTimeless { return }
         if context.channel.isWritable {
             pendingState = nil
             lastSeq = state.seq
-            if !ticks { lastTimeless = state.message.withoutClocks }
+            if let timeless { lastTimeless = timeless }
             context.writeAndFlush(wrapOutboundOut(state.bytes), promise: nil)
         } else {
             pendingState = state

@@ -12,10 +12,13 @@ public final class DisplayLock {
     private var fd: Int32
 
     /// Takes the lock at `path`. The file is made under another name, locked, then renamed into
-    /// place: a waiter that finds it finds it locked.
+    /// place: a waiter that finds it finds it locked. The other name is made new (one left by an
+    /// earlier process of the same pid is removed first, a link as a link): no file is opened
+    /// through a link or truncated.
     public init(path: String) throws(KMSError) {
         let temporary = "\(path).\(getpid())"
-        let fd = open(temporary, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        unlink(temporary)
+        let fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else { throw KMSError("cannot make the display lock \(temporary)", errno: errno) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno

@@ -205,9 +205,16 @@ final class Renderer {
     /// The outputs to draw on, from the device: the connected ones (or those `--output` named).
     func open() throws(KMSError) {
         try openOutputs()
-        // Presses are reported in the first output's pixels (a touch screen is taken to be that
-        // output's; one mapped to another output is still to come).
-        input = InputDevices(width: Double(outputs.first?.width ?? 1), height: Double(outputs.first?.height ?? 1))
+        input = InputDevices(width: 1, height: 1)
+        fitInput()
+    }
+
+    /// Presses are reported in the first output's pixels (a touch screen is taken to be that
+    /// output's; one mapped to another output is still to come).
+    private func fitInput() {
+        guard let first = outputs.first else { return }
+        input?.width = Double(first.width)
+        input?.height = Double(first.height)
     }
 
     private func openOutputs() throws(KMSError) {
@@ -237,10 +244,7 @@ final class Renderer {
             StandardStreams.printError("splashd-kms: \(error)")
             return
         }
-        if let first = outputs.first {
-            input?.width = Double(first.width)
-            input?.height = Double(first.height)
-        }
+        fitInput()
         frame()
         StandardStreams.printError("splashd-kms: \(device.path) is back: the splash on \(outputs.map(\.description).joined(separator: ", "))")
     }
@@ -412,10 +416,7 @@ final class Renderer {
                 StandardStreams.printError("splashd-kms: \(info.name): \(error)")
             }
         }
-        if let first = outputs.first {
-            input?.width = Double(first.width)
-            input?.height = Double(first.height)
-        }
+        fitInput()
         frame()
         for new in plugged {
             StandardStreams.printError("splashd-kms: \(new) plugged in: the splash on it \(Int(Self.ms(.now - event).rounded())) ms after udev's event")

@@ -1,0 +1,63 @@
+import Glibc
+import SplashDraw
+import SplashKMS
+import Testing
+import TestSupport
+
+/// The display lock the hand-off unit waits on, and the turn a panel's orientation asks for;
+/// the rest of SplashKMS needs a display (Tests/vm).
+@Suite struct DisplayLockTests {
+    @Test func aWaiterWaitsUntilTheRendererLetsTheDisplayGo() async throws {
+        let directory = try TemporaryDirectory(prefix: "splashd-lock")
+        defer { directory.remove() }
+        let path = directory.file("display.lock")
+        let lock = try DisplayLock(path: path)
+        #expect(access(path, F_OK) == 0)
+        // The waiter blocks in flock(2) on a thread of its own; the test lets the lock go only
+        // once it has seen the waiter hold its descriptor (the file is open twice).
+        let waiter = Task.detached { DisplayLock.waitUntilFree(path) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try openCount(path) < 2, ContinuousClock.now < deadline { await Task.yield() }
+        try #require(try openCount(path) == 2, "the waiter opened the lock")
+        lock.release()
+        await waiter.value
+        #expect(access(path, F_OK) != 0, "the file is removed: a later waiter does not wait")
+        DisplayLock.waitUntilFree(path)  // returns at once: no file
+    }
+
+    /// How many descriptors of this process have the file open (/proc/self/fd).
+    func openCount(_ path: String) throws -> Int {
+        var count = 0
+        guard let dir = opendir("/proc/self/fd") else { return 0 }
+        defer { closedir(dir) }
+        var target = [CChar](repeating: 0, count: 4096)
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let n = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
+            guard n > 0 else { continue }
+            if String(decoding: target[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) == path { count += 1 }
+        }
+        return count
+    }
+
+    @Test func aLinkOrAFileLeftAtItsTemporaryNameIsNeitherFollowedNorTruncated() throws {
+        let directory = try TemporaryDirectory(prefix: "splashd-lock")
+        defer { directory.remove() }
+        let victim = try directory.write("victim", "keep me")
+        let path = directory.file("display.lock")
+        #expect(symlink(victim, "\(path).\(getpid())") == 0)
+        let lock = try DisplayLock(path: path)
+        #expect(directory.read("victim") == "keep me")
+        var info = stat()
+        #expect(lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG, "the lock is a file of its own")
+        lock.release()
+    }
+
+    @Test func aPanelsOrientationIsTheTurnThatShowsThePictureUpright() {
+        #expect(DRMDevice.rotation(forPanelOrientation: "Normal") == SplashRotation.none)
+        #expect(DRMDevice.rotation(forPanelOrientation: "Upside Down") == .half)
+        #expect(DRMDevice.rotation(forPanelOrientation: "Left Side Up") == .threeQuarters)
+        #expect(DRMDevice.rotation(forPanelOrientation: "Right Side Up") == .quarter)
+        #expect(DRMDevice.rotation(forPanelOrientation: "Sideways") == nil)
+    }
+}
