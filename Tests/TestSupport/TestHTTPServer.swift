@@ -1,3 +1,4 @@
+import Glibc
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -8,6 +9,11 @@ import Synchronization
 /// Binds port 0 (the kernel picks a free port). Every reply carries `Connection: close` and the
 /// connection is closed after it, so no client keeps a pooled connection across `stop()`: once
 /// stopped, connections are refused ("server down"); `start()` binds the same port again.
+///
+/// While stopped, the port stays this server's: a plain socket bound to it and not listening (so
+/// connections are refused) keeps any other server of a test running beside this one from taking
+/// it, and a "server down" from reaching somebody else's server. It is bound before the listener
+/// closes and closed after the next one listens (both with `SO_REUSEPORT`): the port is never free.
 ///
 /// Replies are taken from a queue in order; when it is empty, `fallback` answers.
 public final class TestHTTPServer: Sendable {
@@ -71,6 +77,8 @@ public final class TestHTTPServer: Sendable {
         var fallback = Response.status(500)
         var listener: (any Channel)?
         var connections: [ObjectIdentifier: any Channel] = [:]
+        /// The socket that holds the port while stopped.
+        var placeholder: Int32?
     }
 
     private let state = Mutex(State())
@@ -79,6 +87,10 @@ public final class TestHTTPServer: Sendable {
     public let port: Int
 
     private init(port: Int) { self.port = port }
+
+    deinit {
+        if let placeholder = state.withLock({ $0.placeholder }) { close(placeholder) }
+    }
 
     /// Starts a server on a free port of 127.0.0.1.
     public static func start() async throws -> TestHTTPServer {
@@ -111,8 +123,10 @@ public final class TestHTTPServer: Sendable {
 
     /// Stops listening and closes every open connection; connections are refused afterwards.
     public func stop() async throws {
+        guard isRunning else { return }
+        let placeholder = try Self.holdPort(port)
         let listener = state.withLock { state in
-            defer { state.listener = nil }
+            defer { state.listener = nil; state.placeholder = placeholder }
             return state.listener
         }
         try await listener?.close()
@@ -129,12 +143,42 @@ public final class TestHTTPServer: Sendable {
     public func start() async throws {
         guard !isRunning else { return }
         let channel = try await Self.bind(port: port, holder: ServerHolder(server: self))
-        state.withLock { $0.listener = channel }
+        let placeholder = state.withLock { state in
+            defer { state.listener = channel; state.placeholder = nil }
+            return state.placeholder
+        }
+        if let placeholder { close(placeholder) }
+    }
+
+    /// A TCP socket bound to 127.0.0.1:`port` that never listens: connections to the port are
+    /// refused, and nobody else can bind it.
+    private static func holdPort(_ port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
+        // SO_REUSEPORT alone: it may share the port with this server's own listener and its
+        // connections in TIME_WAIT (same user, same option), and with nothing else. (With
+        // SO_REUSEADDR too, Linux would let any SO_REUSEADDR socket bind beside it.)
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            let code = errno
+            close(fd)
+            throw IOError(errnoCode: code, reason: "binding 127.0.0.1:\(port) to hold it while stopped")
+        }
+        return fd
     }
 
     private static func bind(port: Int, holder: ServerHolder) async throws -> any Channel {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(.socketOption(NIOBSDSocket.Option(rawValue: SO_REUSEPORT)), value: 1)
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(AcceptRecorder(holder: holder))
