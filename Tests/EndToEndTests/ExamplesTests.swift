@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// Every configuration shipped in examples/ is valid.
-@Suite struct ExamplesTests {
+@MainActor @Suite struct ExamplesTests {
     /// `check` asks the system whether `control_group` exists, and the examples name the group the
     /// packaging creates (`splash`, systemd/sysusers.d). So each is checked as it is, where its
     /// only possible problem is that group, and as on a system that has the group: with it

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// Whole launches through the real daemon, real plugin processes and a real socket.
-@Suite struct LaunchEndToEndTests {
+@MainActor @Suite struct LaunchEndToEndTests {
     @Test func launchReachesFinishedWhenTheRendererAcknowledges() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
@@ -246,7 +246,7 @@ import TestSupport
     }
 }
 
-@Suite struct FollowEndToEndTests {
+@MainActor @Suite struct FollowEndToEndTests {
     /// A second follow on a subscribed connection starts from the current state, never from states
     /// that piled up unread before it asked (they are older snapshots).
     @Test func aLaterFollowStartsFromTheCurrentState() throws {

@@ -8,7 +8,7 @@ import TestSupport
 /// that are stripped and still run; man pages that are current and render cleanly; completions
 /// from the binaries; and a default configuration that passes `check`. docs/packaging.md has the
 /// table these paths come from.
-@Suite struct PackagingTests {
+@MainActor @Suite struct PackagingTests {
     /// Every file `make install` lays out with PREFIX=/usr, but the docs (each file of docs/).
     static let expectedFiles: Set<String> = [
         "etc/splashd/splashd.toml",

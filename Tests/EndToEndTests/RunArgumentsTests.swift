@@ -6,7 +6,7 @@ import TestSupport
 
 /// `splashd` reads its usual run command line without swift-argument-parser (`RunArguments`) and
 /// leaves the rest to the parser. The two must agree on everything the fast reader accepts.
-@Suite struct RunArgumentsTests {
+@MainActor @Suite struct RunArgumentsTests {
     /// What swift-argument-parser makes of `arguments`, as `RunArguments`; nil when it is not a
     /// run command or does not parse.
     static func parsedByArgumentParser(_ arguments: [String]) -> RunArguments? {
@@ -21,7 +21,7 @@ import TestSupport
         )
     }
 
-    static let accepted: [[String]] = [
+    nonisolated static let accepted: [[String]] = [
         [],
         ["run"],
         ["--config", "/etc/splashd/splashd.toml"],
@@ -42,7 +42,7 @@ import TestSupport
 
     /// Everything else goes to the parser: help, version, check, `=` forms, unknown, repeated or
     /// malformed options.
-    static let deferred: [[String]] = [
+    nonisolated static let deferred: [[String]] = [
         ["--help"], ["-h"], ["--version"], ["help"], ["run", "--help"],
         ["check"], ["check", "--config", "a.toml"],
         ["--config=a.toml"],

@@ -4,7 +4,7 @@ import TestSupport
 
 /// `splashd-kms check --theme DIR` (SPEC §13): a theme the native renderer cannot draw is refused
 /// with file and line, never half-drawn.
-@Suite struct SplashdKMSCheckTests {
+@MainActor @Suite struct SplashdKMSCheckTests {
     var binary: String { "\(Binaries.directory)/splashd-kms" }
 
     @Test func theReferenceThemeCanBeDrawn() throws {

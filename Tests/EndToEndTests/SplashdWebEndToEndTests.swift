@@ -6,10 +6,10 @@ import TestSupport
 /// `splashd-web` as a process: its command line, the URL file, readiness, and what it serves to
 /// whom over real TCP. (The page itself, and the WebSocket, are tested in a real browser:
 /// Tests/browser.)
-@Suite struct SplashdWebEndToEndTests {
-    static var binary: String { "\(Binaries.directory)/splashd-web" }
-    static var webRoot: String { "\(Binaries.packageRoot)/renderer/web" }
-    static func theme(_ name: String) -> String { "\(Binaries.packageRoot)/renderer/themes/\(name)" }
+@MainActor @Suite struct SplashdWebEndToEndTests {
+    nonisolated static var binary: String { "\(Binaries.directory)/splashd-web" }
+    nonisolated static var webRoot: String { "\(Binaries.packageRoot)/renderer/web" }
+    nonisolated static func theme(_ name: String) -> String { "\(Binaries.packageRoot)/renderer/themes/\(name)" }
 
     @Test(arguments: ["default", "reference", "reference-reveal"])
     func theShippedThemesPassCheck(theme: String) throws {

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// The daemon under (stand-ins of) systemd: a real NOTIFY_SOCKET and real socket activation.
-@Suite struct SystemdEndToEndTests {
+@MainActor @Suite struct SystemdEndToEndTests {
     static func config(steps: [String]) -> String {
         var text = """
             [splash]
@@ -88,7 +88,7 @@ import TestSupport
     }
 }
 
-@Suite struct PluginEnvironmentEndToEndTests {
+@MainActor @Suite struct PluginEnvironmentEndToEndTests {
     @Test func pluginsDoNotInheritTheServiceManagersVariables() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
@@ -116,7 +116,7 @@ import TestSupport
     }
 }
 
-@Suite struct DescriptorLimitTests {
+@MainActor @Suite struct DescriptorLimitTests {
     @Test func theDaemonRaisesItsSoftDescriptorLimitToTheHardOne() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else {
             print("skipped: prlimit is not installed")

@@ -6,7 +6,7 @@ import TestSupport
 
 /// The files in `systemd/`, checked offline with systemd's own tools: nothing is installed into,
 /// started on or read from the live system's units; every check works on copies in a temp dir.
-@Suite struct SystemdUnitTests {
+@MainActor @Suite struct SystemdUnitTests {
     static let units = ["splashd.service", "splashd.socket", "splashd-finished.service"]
 
     @Test(.enabled(if: SystemdTools.has("systemd-analyze"), "systemd-analyze is not installed"))

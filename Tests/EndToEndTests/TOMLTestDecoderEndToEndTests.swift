@@ -4,7 +4,7 @@ import TestSupport
 
 /// The `toml-test-decoder` binary speaks toml-test's decoder interface: TOML on stdin; tagged
 /// JSON on stdout and exit 0, or a message on stderr and exit 1.
-@Suite struct TOMLTestDecoderEndToEndTests {
+@MainActor @Suite struct TOMLTestDecoderEndToEndTests {
     static var decoder: String { "\(Binaries.directory)/toml-test-decoder" }
 
     /// Runs the decoder with `input` on its standard input.

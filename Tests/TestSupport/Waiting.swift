@@ -15,7 +15,10 @@ public let waitScale: Int = {
 }()
 
 /// Polls `condition` every 10 ms until it holds or `timeout` passes; whether it held.
-public func waitUntil(
+///
+/// Runs on its caller's actor (`nonisolated(nonsending)`), so a test on the main actor can poll
+/// its own state.
+nonisolated(nonsending) public func waitUntil(
     timeout: Duration = eventDeadline,
     _ condition: () async throws -> Bool
 ) async rethrows -> Bool {

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Hostile files and servers against the built-in plugins of the real daemon: a spool that is a
 /// symlink, a token endpoint that echoes the refresh token, a config cache that cannot be written.
-@Suite("chaos: built-in plugins", .timeLimit(.minutes(2)))
+@MainActor @Suite("chaos: built-in plugins", .timeLimit(.minutes(2)))
 struct BuiltinsChaosTests {
     /// Follows the states until `phase`, keeping every line received.
     static func follow(_ connection: SplashConnection, until phase: Phase, transcript: inout String) throws -> StateMessage {

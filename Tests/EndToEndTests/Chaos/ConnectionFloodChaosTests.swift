@@ -7,7 +7,7 @@ import TestSupport
 /// Issue 12: anyone who could connect could exhaust the daemon's descriptors. At its file limit
 /// with idle connections it spun a full core, new clients never got `hello`, and a plugin then
 /// failed with "Too many open files", sending the launch to `error`.
-@Suite struct ConnectionFloodChaosTests {
+@MainActor @Suite struct ConnectionFloodChaosTests {
     /// A step that runs a real plugin process, which opens descriptors of its own.
     static func plugins(in directory: TemporaryDirectory) throws -> ScriptPlugins {
         let plugins = try ScriptPlugins(in: directory)
@@ -36,7 +36,7 @@ import TestSupport
     }
 
     /// A new client, or the error it got instead of `hello`.
-    static func connect(_ path: String) -> Result<SplashConnection, ClientError> {
+    nonisolated static func connect(_ path: String) -> Result<SplashConnection, ClientError> {
         do {
             return .success(try SplashConnection(path: path, timeout: .seconds(5)))
         } catch {
@@ -45,7 +45,7 @@ import TestSupport
     }
 
     /// A client that got `hello`, trying until one does (room is made asynchronously), or nil.
-    static func connectOnceServed(_ path: String) async -> SplashConnection? {
+    nonisolated static func connectOnceServed(_ path: String) async -> SplashConnection? {
         var served: SplashConnection?
         _ = await waitUntil {
             if case .success(let client) = connect(path) { served = client }

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Chaos: a deeply nested TOML document, as a config or a plugin manifest, put in place under a
 /// running daemon. It used to overflow the parser's stack: SIGHUP killed the daemon with signal 11.
-@Suite struct DeepNestingChaosTests {
+@MainActor @Suite struct DeepNestingChaosTests {
     /// `x = [[[…1…]]]`, `depth` arrays deep.
     static func nested(_ key: String, depth: Int) -> String {
         "\(key) = " + String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth) + "\n"

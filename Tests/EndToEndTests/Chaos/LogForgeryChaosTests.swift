@@ -7,7 +7,7 @@ import TestSupport
 /// Issue 12: text logs could be forged. An `action` name with a newline and escape codes made a
 /// line `2026-01-01T00:00:00.000Z critical FORGED root login` and raw terminal escapes; plugin
 /// output went through the same path.
-@Suite struct LogForgeryChaosTests {
+@MainActor @Suite struct LogForgeryChaosTests {
     /// What a client or a plugin sends: a line break, a fake record, terminal escapes, a carriage
     /// return, a C1 CSI, a right-to-left override.
     static let forged = "x\n2026-01-01T00:00:00.000Z critical FORGED root login \u{1B}[31mred\u{1B}[0m\rover\u{9B}2J\u{202E}desrever"

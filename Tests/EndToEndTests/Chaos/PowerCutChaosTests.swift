@@ -7,7 +7,7 @@ import TestSupport
 /// Issue 12: a power-cut loop. The real daemon is SIGKILLed at random instants during launches
 /// (the launch counter counting every launch, history on) and started again, at least 200 times.
 /// After every kill no state file may be corrupt, and the count may never go back or skip.
-@Suite struct PowerCutChaosTests {
+@MainActor @Suite struct PowerCutChaosTests {
     static let kills = 200
     static let seed: UInt64 = 0x5EED_1212
 

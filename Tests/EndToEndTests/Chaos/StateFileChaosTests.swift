@@ -7,7 +7,7 @@ import TestSupport
 /// Issue 12: temporary files (`.history.jsonl.tmp-PID`, `.launch-counter.json.tmp-PID`) left by
 /// crashes were never removed, so they piled up on devices that lose power. And what the daemon
 /// does with a torn history line or a corrupt counter file: bad input loses nothing.
-@Suite struct StateFileChaosTests {
+@MainActor @Suite struct StateFileChaosTests {
     static let config = """
         [splash]
         min_display = "0ms"

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// The real daemon logging to a real systemd-journald (see `JournaldSandbox`).
-@Suite(.serialized) struct JournaldEndToEndTests {
+@MainActor @Suite(.serialized) struct JournaldEndToEndTests {
     /// A one-step launch that finishes by itself: the plugin writes to stderr and exits 0.
     private static let config = """
         [splash]

@@ -11,7 +11,7 @@ import TestSupport
 /// finished; then `logs last`, `--json`, by id and by prefix, an unknown id, and a relaunch
 /// followed and ended with SIGTERM. The body writes each command's output to a file and its exit
 /// status to `notes`; the tests read them (one run for all of them: it takes seconds).
-@Suite(.serialized) struct SplashctlLogsEndToEndTests {
+@MainActor @Suite(.serialized) struct SplashctlLogsEndToEndTests {
     /// `greet` logs a line with an escape sequence, `flaky` fails its first attempt, `gate`
     /// keeps the launch in loading until `splashctl complete gate`.
     private static let config = """
