@@ -32,17 +32,25 @@ public struct AuthRefreshPlugin: StepPlugin {
     let http: SharedHTTPClient
     /// The current time in Unix seconds.
     let now: @Sendable () -> Int64
+    /// The clock `request_timeout` passes on.
+    let clock: any Clock<Duration>
 
     /// Creates the plugin for the device's state directory, sending requests with `http`'s
-    /// client (created at the first request).
-    public init(device: DeviceState, http: SharedHTTPClient) {
-        self.init(device: device, http: http, now: { Int64(time(nil)) })
+    /// client (created at the first request), each limited by `request_timeout` on `clock`.
+    public init(device: DeviceState, http: SharedHTTPClient, clock: any Clock<Duration> = ContinuousClock()) {
+        self.init(device: device, http: http, now: { Int64(time(nil)) }, clock: clock)
     }
 
-    init(device: DeviceState, http: SharedHTTPClient, now: @escaping @Sendable () -> Int64) {
+    init(
+        device: DeviceState,
+        http: SharedHTTPClient,
+        now: @escaping @Sendable () -> Int64,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
         self.device = device
         self.http = http
         self.now = now
+        self.clock = clock
     }
 
     /// The session file for a step's options: `session` resolved in the state directory.
@@ -84,7 +92,7 @@ public struct AuthRefreshPlugin: StepPlugin {
         let endpoint = AuthTokenEndpoint(
             url: tokenURL,
             clientID: options.clientID,
-            fetch: HTTPFetch(client: http.client, timeout: options.requestTimeout, maxBytes: AuthTokenEndpoint.replyLimit)
+            fetch: HTTPFetch(client: http.client, timeout: options.requestTimeout, maxBytes: AuthTokenEndpoint.replyLimit, clock: clock)
         )
         switch try await endpoint.refresh(session.refreshToken) {
         case .granted(let grant):

@@ -36,12 +36,15 @@ import SplashSupport
 public struct ConfigFetchPlugin: StepPlugin {
     let device: DeviceState
     let http: SharedHTTPClient
+    /// The clock `request_timeout` passes on.
+    let clock: any Clock<Duration>
 
     /// Creates the plugin for the device's state directory, sending requests with `http`'s
-    /// client (created at the first request).
-    public init(device: DeviceState, http: SharedHTTPClient) {
+    /// client (created at the first request), each limited by `request_timeout` on `clock`.
+    public init(device: DeviceState, http: SharedHTTPClient, clock: any Clock<Duration> = ContinuousClock()) {
         self.device = device
         self.http = http
+        self.clock = clock
     }
 
     /// Fetches the config; see the type's description.
@@ -60,7 +63,7 @@ public struct ConfigFetchPlugin: StepPlugin {
             return try attempt.readFile(url: url)
         }
         context.report(.message("Loading configuration"))
-        let fetch = HTTPFetch(client: http.client, timeout: options.requestTimeout, maxBytes: options.maxBytes)
+        let fetch = HTTPFetch(client: http.client, timeout: options.requestTimeout, maxBytes: options.maxBytes, clock: clock)
         return try await attempt.fetch(url: url, with: fetch)
     }
 

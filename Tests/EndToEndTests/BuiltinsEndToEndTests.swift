@@ -6,7 +6,7 @@ import TestSupport
 
 /// The built-in plugins through the real daemon, against a real HTTP server: every outcome of
 /// SPEC §7, and tokens that never reach a log or a socket.
-@Suite struct BuiltinsEndToEndTests {
+@MainActor @Suite struct BuiltinsEndToEndTests {
     static let secrets = ["AT-old-secret-1", "RT-old-secret-2", "AT-new-secret-3", "RT-new-secret-4", "AT-signin-5", "RT-signin-6"]
 
     /// A renderer that keeps every line it receives.
@@ -54,7 +54,7 @@ import TestSupport
         [step.options]
         token_url = "\(server.url("/token"))"
         client_id = "kiosk"
-        request_timeout = "2s"
+        request_timeout = "60s"
         \(extra)
         """
     }
@@ -196,7 +196,7 @@ import TestSupport
         plugin = "config-fetch"
         [step.options]
         url = "\(server.url("/config.json"))"
-        request_timeout = "2s"
+        request_timeout = "60s"
         max_bytes = \(maxBytes)
         """
     }
@@ -292,6 +292,7 @@ import TestSupport
                 [splash]
                 min_display = "0ms"
                 exit_animation = "0ms"
+                timeout = "10m"
 
                 [[step]]
                 id = "first-frame"
@@ -354,6 +355,7 @@ import TestSupport
                 [splash]
                 min_display = "0ms"
                 exit_animation = "60s"
+                timeout = "10m"
 
                 [[step]]
                 id = "quick"

@@ -23,8 +23,13 @@ struct AuthRefreshPluginTests {
         return text
     }
 
+    /// The step's options: the harness's token endpoint, and a `request_timeout` no honest reply
+    /// can miss however slow the machine is (a test of the timeout names its own, or runs on a
+    /// test clock).
     static func options(_ h: AuthTestHarness, _ extra: [String: JSONValue] = [:]) -> [String: JSONValue] {
-        var options: [String: JSONValue] = ["token_url": .string(h.server.url("/token")), "client_id": "kiosk app"]
+        var options: [String: JSONValue] = [
+            "token_url": .string(h.server.url("/token")), "client_id": "kiosk app", "request_timeout": "10m",
+        ]
         options.merge(extra) { _, new in new }
         return options
     }
@@ -198,7 +203,17 @@ struct AuthRefreshPluginTests {
         try await AuthTestHarness.with { h in
             try Self.writeSession(h, expiresIn: 600)
             h.server.enqueue(.stall)
-            let facts = try await Self.run(h, Self.options(h, ["skew": "1h", "request_timeout": "200ms"]))
+            // The time limit passes on a test clock, once the server has the request: however
+            // slow the machine, the request was sent and then timed out.
+            let clock = TestClock()
+            let plugin = AuthRefreshPlugin(device: h.device, http: h.http, clock: clock)
+            let context = h.context("auth-refresh", options: Self.options(h, ["skew": "1h", "request_timeout": "200ms"]))
+            let task = Task { try await plugin.run(context) }
+            #expect(await waitUntil { h.server.requests.count == 1 && !clock.pendingDeadlines.isEmpty })
+            clock.advance(by: .milliseconds(199))
+            #expect(h.server.requests.count == 1)
+            clock.advance(by: .milliseconds(1))
+            let facts = try #require(await result(of: task)).get()
             #expect(facts["offline"] == true)
             #expect(h.server.requests.count == 1)
         }
