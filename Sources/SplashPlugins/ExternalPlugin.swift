@@ -218,20 +218,26 @@ public struct ExternalPlugin: StepPlugin {
     }
 
     /// Runs `spawn` again while it fails because the executable is open for writing (`ETXTBSY`),
-    /// for at most `wait`; then the last error is thrown.
+    /// for at most `wait` after the first refusal; then the last error is thrown.
+    ///
+    /// The wait starts at the first refusal, not before the first spawn: on a busy machine a spawn
+    /// can take seconds to come back, and that time is the machine's, not the writer's.
     private static func retryingWhileBusy<T>(
         for wait: Duration,
         logger: Logger,
         _ spawn: () async throws -> T
     ) async throws -> T {
-        let deadline = ContinuousClock.now + wait
+        var deadline: ContinuousClock.Instant?
         var pause: Duration = .milliseconds(5)
         while true {
             do {
                 return try await spawn()
-            } catch let error as SubprocessError where isBusyExecutable(error) && ContinuousClock.now < deadline {
+            } catch let error as SubprocessError where isBusyExecutable(error) {
+                let end = deadline ?? .now + wait
+                deadline = end
+                guard ContinuousClock.now < end else { throw error }
                 logger.debug("executable is open for writing (ETXTBSY); starting it again in \(pause)")
-                try await Task.sleep(for: min(pause, deadline - ContinuousClock.now))
+                try await Task.sleep(for: min(pause, end - .now))
                 pause = min(pause * 2, .milliseconds(100))
             }
         }
