@@ -5,10 +5,13 @@ import Testing
 import TestSupport
 
 /// Bad input, slow clients and permissions against the real daemon.
-@Suite struct ProtocolEndToEndTests {
+@MainActor @Suite struct ProtocolEndToEndTests {
+    /// A launch held by a signal step, in `loading` for as long as a test needs however slow the
+    /// machine (no soft timeout turns it into `error`).
     static let holdingConfig = """
         [splash]
         min_display = "0ms"
+        timeout = "10m"
 
         [[step]]
         id = "hold"
@@ -83,7 +86,9 @@ import TestSupport
             seqs.append(state.seq)
             return state.phase != .finished
         }
-        #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $1 == $0 + 1 }, "the reading subscriber saw every state")
+        // In order, none twice. (Not necessarily every one: a reader that the machine leaves
+        // unscheduled for a while lags too, and is sent the latest state when it reads again.)
+        #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $1 > $0 }, "the reading subscriber's states in order")
         // Bursts are coalesced into one state (at most one per 16 ms), but 60 states of 16 KiB are
         // still far more than the stuck client's socket buffers hold.
         #expect(seqs.count > 60)

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// History and the operators' reports through the real daemon.
-@Suite struct ReportsEndToEndTests {
+@MainActor @Suite struct ReportsEndToEndTests {
     static let config = """
         [splash]
         min_display = "0ms"
@@ -73,7 +73,7 @@ import TestSupport
         try plugins.add("fast", "exit 0")
         // Slower than starting a plugin process by far, even under a sanitizer on a loaded machine
         // (a ThreadSanitizer run once took longer than 0.3 s to start the fast one).
-        try plugins.add("slow", "sleep \(0.3 * Double(waitScale))")
+        try plugins.add("slow", "sleep \(1.5 * Double(waitScale))")
         let state = dir.file("state")
         do {
             let daemon = try DaemonProcess(config: Self.config, pluginDirectories: [plugins.directory], stateDirectory: state)

@@ -4,11 +4,13 @@ import Testing
 import TestSupport
 
 /// The `splashctl` binary against the real daemon: what operators and scripts see and get back.
-@Suite struct SplashctlEndToEndTests {
+@MainActor @Suite struct SplashctlEndToEndTests {
+    /// The launch is held by first-frame, in `loading` however slow the machine.
     static let config = """
         [splash]
         min_display = "0ms"
         exit_animation = "0ms"
+        timeout = "10m"
 
         [[step]]
         id = "first-frame"

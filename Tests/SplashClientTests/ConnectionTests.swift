@@ -93,7 +93,9 @@ import Testing
         #expect(throws: ClientError.timedOut) { try connection.receive(timeout: .milliseconds(150)) }
         let waited = clock.now - start
         #expect(waited >= .milliseconds(150))
-        #expect(waited < .seconds(3))
+        // It returns: a receive that ignored its bound would block until the server closes, and
+        // this one never does. (A bound against a hang, far beyond what a busy machine takes.)
+        #expect(waited < .seconds(60))
         connection.close()
         #expect(server.finish() == [])
     }

@@ -129,13 +129,15 @@ struct ExternalPluginTeardownTests {
             echo '{"facts":{"left":"behind"}}'
             exit 0
             """)
-        let plugin = fixture.plugin(path, grace: .milliseconds(200))
+        // A long grace: the grandchild leaves at SIGTERM however slow the machine (the teardown
+        // returns as soon as it has gone), so the SIGKILL after the grace is never what ends it.
+        let plugin = fixture.plugin(path, grace: .seconds(30))
         let context = fixture.context(options: ["dir": .string(fixture.directory)])
 
         let task = Task { try await plugin.run(context) }
         // The grandchild sleeps 300 s: a run that waited for it to close stdout would not return
         // within the bound.
-        let outcome = try #require(await result(of: task, within: .seconds(10)), "run must not hang on the open stdout")
+        let outcome = try #require(await result(of: task, within: .seconds(120)), "run must not hang on the open stdout")
 
         #expect(try outcome.get() == ["left": .string("behind")])
         let grandchild = try #require(ProcessProbe.pid(inFile: fixture.path("grandchild.pid")))

@@ -10,11 +10,11 @@ import TestSupport
 @Suite("chaos: plugin processes that escape their process group", .timeLimit(.minutes(3)))
 struct PluginEscapeChaosTests {
     /// The kinds of escapees the plugin leaves, one pid file each per attempt.
-    static let kinds = ["setsid", "setpgid", "bare"]
+    nonisolated static let kinds = ["setsid", "setpgid", "bare"]
 
     /// A plugin that leaves one sleeper of each kind (pid files `KIND-LAUNCH-ATTEMPT` in option
     /// `dir`), then does what option `mode` says: `succeed`, `fail` (exit 3) or `hang`.
-    static let escaper = """
+    nonisolated static let escaper = """
         D="$SPLASHD_OPT_DIR"; N="$SPLASHD_LAUNCH-$SPLASHD_ATTEMPT"
         # A double fork and a new session: no longer in the plugin's process group.
         ( setsid -f sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0" && exec sleep 120' "$D/setsid-$N" & )
@@ -34,7 +34,7 @@ struct PluginEscapeChaosTests {
         exit 0
         """
 
-    static func config(pids: String, mode: String, timeout: String = "30s") -> String {
+    nonisolated static func config(pids: String, mode: String, timeout: String = "30s") -> String {
         """
         [splash]
         min_display = "0ms"
@@ -91,7 +91,7 @@ struct PluginEscapeChaosTests {
         }
     }
 
-    @Test func overSeveralLaunchesNoStrayProcessAccumulates() throws {
+    @MainActor @Test func overSeveralLaunchesNoStrayProcessAccumulates() throws {
         let scenario = try Scenario(mode: "succeed")
         let renderer = try scenario.daemon.connect()
         var launches: [String] = []
@@ -115,7 +115,7 @@ struct PluginEscapeChaosTests {
         #expect(scenario.daemon.stop() == 0)
     }
 
-    @Test func aFailingStepTakesItsEscapeesAlong() throws {
+    @MainActor @Test func aFailingStepTakesItsEscapeesAlong() throws {
         let scenario = try Scenario(mode: "fail")
         let renderer = try scenario.daemon.connect()
         let failed = try scenario.follow(until: [.error], connection: renderer)
@@ -125,8 +125,10 @@ struct PluginEscapeChaosTests {
         #expect(scenario.alive(escapees).isEmpty, "outlived the failed step: \(scenario.alive(escapees))")
     }
 
-    @Test func aTimedOutStepTakesItsEscapeesAlong() async throws {
-        let scenario = try Scenario(mode: "hang", timeout: "1s")
+    @MainActor @Test func aTimedOutStepTakesItsEscapeesAlong() async throws {
+        // The step's timeout must come after the escaper has spawned all three escapees (it
+        // waits for their pid files, then hangs): 10 s, however slow the machine is at spawning.
+        let scenario = try Scenario(mode: "hang", timeout: "10s")
         let renderer = try scenario.daemon.connect()
         let failed = try scenario.follow(until: [.error], connection: renderer)
         let escapees = scenario.escapees(launch: failed.launch)
@@ -135,8 +137,10 @@ struct PluginEscapeChaosTests {
         #expect(await waitUntil { scenario.alive(escapees).isEmpty }, "outlived the timed-out step: \(scenario.alive(escapees))")
     }
 
-    @Test func noEscapeeOutlivesTheDaemon() async throws {
-        let scenario = try Scenario(mode: "hang", timeout: "60s")
+    @MainActor @Test func noEscapeeOutlivesTheDaemon() async throws {
+        // The step must still run when the daemon stops: while this test awaits, another one may
+        // hold the main actor for a while (a blocking end-to-end test), and the time goes on.
+        let scenario = try Scenario(mode: "hang", timeout: "10m")
         #expect(await waitUntil { scenario.escapees().count == Self.kinds.count })
         let escapees = scenario.escapees()
         #expect(scenario.alive(escapees).count == Self.kinds.count)
