@@ -23,8 +23,8 @@ exec chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/run S
   # libinput takes only devices udev has initialised.
   mkdir -p /run/t
   modprobe -a virtio_input evdev 2>/dev/null
-  /lib/systemd/systemd-udevd --daemon 2>/dev/null && udevadm trigger --action=add --subsystem-match=input 2>/dev/null && udevadm settle --timeout=30 2>/dev/null
-  echo "vm: udev settled"
+  /lib/systemd/systemd-udevd --daemon 2>/dev/null && udevadm trigger --action=add --subsystem-match=input 2>/dev/null &&
+    udevadm settle --timeout=240 2>/dev/null && echo "vm: udev settled" || echo "vm: udev did not settle"
   # The port stays open from here on (descriptor 9, never read): a tty flushes its input when
   # its last descriptor closes, and the first line of the test may already be on its way.
   exec 9</dev/ttyS1

@@ -156,7 +156,7 @@ class VM:
     def __exit__(self, *exc):
         self.stop()
 
-    def start(self, timeout=120):
+    def start(self, timeout=300):
         release, image = kernel(self.kernel_series)
         initrd = os.path.join(self.dir, "initrd.gz")
         build_initramfs(release, initrd)
@@ -189,7 +189,7 @@ class VM:
         self.wait_for(b"vm: ready\n", timeout)
         return self
 
-    def _connect(self, path, timeout=30):
+    def _connect(self, path, timeout=120):
         end = time.monotonic() + timeout
         while True:
             if self.process.poll() is not None:
