@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.parse
 
 from processes import BIN, ENV, ROOT, deadline_wait, json_lines, stop
 
@@ -174,7 +175,13 @@ class AppServer:
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
                 if self.path.startswith("/painted"):
-                    app.painted_at = app.painted_at or time.monotonic()
+                    # The page's own instant of its paint (epoch ms), on this process's monotonic
+                    # clock: when the request got here is the machine's pace, not the paint's.
+                    query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+                    painted = time.monotonic()
+                    if "t" in query:
+                        painted -= max(0.0, time.time() - float(query["t"][0]) / 1000)
+                    app.painted_at = app.painted_at or painted
                     body = b"ok"
                     content_type = "text/plain"
                 else:
@@ -183,7 +190,7 @@ class AppServer:
                         time.sleep(app.delay)  # a slow app server: the hand-off must wait for it
                     body = (f"<!doctype html><html><head><style>html,body{{margin:0;height:100%;overflow:hidden;background:{AppServer.COLOR}}}p{{margin:0}}"
                             "</style></head><body><p id=t>app</p><script>requestAnimationFrame(()=>requestAnimationFrame(()=>"
-                            "fetch('/painted')))</script></body></html>").encode()
+                            "fetch('/painted?t=' + (performance.timeOrigin + performance.now()))))</script></body></html>").encode()
                     content_type = "text/html"
                 self.send_response(200)
                 self.send_header("Content-Type", content_type)

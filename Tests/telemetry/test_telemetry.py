@@ -115,9 +115,12 @@ after = ["auth"]
         deadline_wait(lambda: len(self.finished_launches()) > before, 20, "the relaunch to finish")
 
     def start_exporter(self):
-        # Shorter request and export timeouts than the defaults (10 s, 30 s) keep the tests short.
-        env = dict(ENV, OTEL_EXPORTER_OTLP_ENDPOINT=self.endpoint, OTEL_EXPORTER_OTLP_TIMEOUT="2000",
-                   OTEL_BSP_EXPORT_TIMEOUT="3000", OTEL_METRIC_EXPORT_TIMEOUT="3000",
+        # The default request timeout (10 s): a collector's reply (a 100 MB one in the hostile
+        # tests) read more slowly than a shorter limit allows on a busy machine would be taken for
+        # no reply, and the launch sent twice. Export timeouts a little shorter than the defaults
+        # (30 s) keep the tests that wait for a failed cycle short.
+        env = dict(ENV, OTEL_EXPORTER_OTLP_ENDPOINT=self.endpoint, OTEL_EXPORTER_OTLP_TIMEOUT="10000",
+                   OTEL_BSP_EXPORT_TIMEOUT="15000", OTEL_METRIC_EXPORT_TIMEOUT="15000",
                    OTEL_RESOURCE_ATTRIBUTES="deployment.environment=test,host.name=kiosk-7")
         self.exporter = subprocess.Popen(
             [os.path.join(BIN, "splashd-otel"), "--socket", self.socket, "--state-dir", os.path.join(self.dir, "otel")],
