@@ -16,7 +16,7 @@
 # splashd's package). One line per check (PASS/FAIL); exit 1 if any failed, 2 if the container
 # could not be set up. Needs root, systemd-nspawn (systemd-container), nsenter, openssl, jq, and
 # pytest. Bounded: every wait has a timeout, the whole run is ended after SYSTEST_DEADLINE seconds
-# (default 420). SYSTEST_HOLD=SECONDS keeps the container up at the end.
+# (default 900). SYSTEST_HOLD=SECONDS keeps the container up at the end.
 set -uo pipefail
 
 usage() {

