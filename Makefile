@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: build release dist install deb man test bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms toml-test demo clean fuzz sanitize
+.PHONY: build release dist install deb man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms toml-test demo clean fuzz sanitize
 
 build:
 	$(SWIFT) build
@@ -58,6 +58,17 @@ man:
 
 test:
 	bash scripts/test.sh
+
+# README's test command on a busy machine: stress-ng keeps every core busy beside it (no test may
+# depend on the machine's pace; docs/hardening.md, "A busy machine"). Not in CI: it takes about
+# twice as long.
+test-busy:
+	bash scripts/busy.sh bash scripts/test.sh
+
+# The VM tests VM_RUNS times (default 5) with the same hog beside them.
+VM_RUNS ?= 5
+test-vm-busy:
+	bash scripts/busy.sh bash scripts/repeat-vm.sh $(VM_RUNS)
 
 # Every benchmark: the in-process suite (package-benchmark, Benchmarks/) then the whole-process
 # script. Results to compare with docs/benchmarks.md. BENCH_QUICK=1 runs fewer iterations.
