@@ -283,7 +283,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SplashDaemonTests",
-            dependencies: ["SplashDaemon", "SplashLines", "TestSupport", .product(name: "NIOEmbedded", package: "swift-nio")],
+            dependencies: ["SplashDaemon", "SplashLines", "SplashSupport", "TestSupport", .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: strict
         ),
         .testTarget(name: "SplashSystemdTests", dependencies: ["SplashSystemd", "TestSupport"], swiftSettings: strict),
