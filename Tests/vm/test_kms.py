@@ -25,11 +25,11 @@ RED = (0xEA, 0x54, 0x55)
 # Every limit of a launch in these tests is far beyond what the slowest honest run takes (the guest
 # is emulated, and the host may be busy: the renderer's first frame has come 17 s after the
 # kernel's start): a test that wants a timeout names a small one on a step that never answers.
-PATIENT = {"timeout": "10m"}
+LAUNCH_LIMITS = {"timeout": "10m"}
 
 
 def config(tmp, **splash):
-    splash = {**PATIENT, **splash}
+    splash = {**LAUNCH_LIMITS, **splash}
     lines = ["[splash]"] + [f"{k} = {str(v).lower()}" if isinstance(v, bool) else f'{k} = "{v}"' for k, v in splash.items()]
     # first-frame waits for the app (or for the end of the test): not the 30 s a step has by default.
     lines += ["", "[[step]]", 'id = "first-frame"', 'plugin = "signal"', 'timeout = "10m"']
