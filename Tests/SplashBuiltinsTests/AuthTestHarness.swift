@@ -20,10 +20,21 @@ final class AuthTestHarness: Sendable {
     /// Every record the plugins under test logged.
     let log = LogCapture()
 
+    /// The tests' client: a connect timeout no busy machine reaches. The client and every test
+    /// server share NIO's loop threads, and a server writing a large reply in small chunks holds
+    /// one for a while: under ThreadSanitizer on a busy machine the client's own 10 s connect
+    /// timer fired before its loop saw the connection made ("connectTimeout"), to a server that
+    /// was up. What a test times is `request_timeout`, on a test clock where it matters.
+    static var clientConfiguration: HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: .seconds(600))
+        return configuration
+    }
+
     private init(directory: TemporaryDirectory, server: TestHTTPServer) {
         self.directory = directory
         self.device = DeviceState(stateDirectory: directory.path)
-        self.client = HTTPClient()
+        self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.clientConfiguration)
         self.server = server
     }
 
