@@ -82,7 +82,8 @@ import TestSupport
         #expect(try stuck.request(.subscribe) == .ok(id: 1))
         let reader = try daemon.connect()
         var seqs: [UInt64] = []
-        let finished = try reader.follow(timeout: .seconds(60)) { state, _ in
+        // 6.4 MB of plugin output through the daemon: minutes for a sanitized one on a busy machine.
+        let finished = try reader.follow(timeout: .seconds(120) * waitScale) { state, _ in
             seqs.append(state.seq)
             return state.phase != .finished
         }
@@ -95,7 +96,7 @@ import TestSupport
         // The stuck subscriber now reads: it skipped states but ends with the latest one.
         var stuckStates: [StateMessage] = []
         while stuckStates.last?.phase != .finished {
-            guard case .state(let state) = try stuck.receive(timeout: .seconds(10)) else { continue }
+            guard case .state(let state) = try stuck.receive(timeout: .seconds(30) * waitScale) else { continue }
             stuckStates.append(state)
         }
         #expect(stuckStates.last?.seq == finished.seq)
