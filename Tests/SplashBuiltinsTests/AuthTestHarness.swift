@@ -96,7 +96,11 @@ final class AuthTestHarness: Sendable {
     }
 
     /// The current time in Unix seconds.
-    static func unixNow() -> Int64 { Int64(Date().timeIntervalSince1970) }
+    /// Now in Unix seconds, from the clock auth-refresh reads (`time(2)`). Not `Date()`: time(2)
+    /// is the kernel's coarse clock, up to a tick behind, so just after a second began `Date()`
+    /// said the next second while the plugin still read the last (a stored expiry one second
+    /// "before" the test's start, in one run of README's test command).
+    static func unixNow() -> Int64 { Int64(time(nil)) }
 
     /// The `StepFailure` that `body` throws, or nil (recorded as a test issue) when it throws none.
     static func stepFailure(_ body: () async throws -> Facts, sourceLocation: SourceLocation = #_sourceLocation) async -> StepFailure? {
