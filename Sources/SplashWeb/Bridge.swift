@@ -193,7 +193,7 @@ public final class Bridge: @unchecked Sendable {
     func pageOpened(_ channel: any Channel, grant: BridgeAccess.Grant) {
         let key = ObjectIdentifier(channel)
         guard pages[key] == nil else { return }
-        pages[key] = PageLink(channel: channel, grant: grant, budget: CommandBudget(now: .now()))
+        pages[key] = PageLink(channel: channel, grant: grant, budget: CommandBudget(now: eventLoop.now))
         sendBridgeStatus(to: key)
         if let latestState { send(latestState, to: key) }
     }
@@ -217,7 +217,8 @@ public final class Bridge: @unchecked Sendable {
     func pageMessage(_ bytes: ByteBuffer, from channel: any Channel) -> Verdict {
         let key = ObjectIdentifier(channel)
         guard let link = pages[key] else { return .taken }
-        guard pages[key]!.budget.spend(now: .now()) else {
+        // The loop's clock (an embedded loop's in tests, where time moves only when told).
+        guard pages[key]!.budget.spend(now: eventLoop.now) else {
             logger.warning("a page sent more than \(CommandBudget.burst) commands at once or \(CommandBudget.perSecond) a second; closing it")
             return .overBudget
         }

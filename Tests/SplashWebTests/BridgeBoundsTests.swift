@@ -119,4 +119,19 @@ import Testing
         let code = data.readWebSocketErrorCode()
         #expect(code == .policyViolation)
     }
+
+    /// The budget refills on the bridge's loop's clock: a page that spent its burst may send one
+    /// more message once 1/16 s has passed, and not before. (On the real clock, a slow run had
+    /// refilled a token during the burst, and the page over its budget was answered.)
+    @Test func theBudgetRefillsAsTheLoopsClockPasses() throws {
+        let (channel, _) = try Self.page()
+        _ = try Self.written(channel)
+        for _ in 0..<CommandBudget.burst { try channel.writeInbound(Self.text(#"{"cmd":"retry"}"#)) }
+        #expect(try Self.written(channel).count == CommandBudget.burst)
+        channel.embeddedEventLoop.advanceTime(by: .nanoseconds(1_000_000_000 / Int64(CommandBudget.perSecond)))
+        try channel.writeInbound(Self.text(#"{"cmd":"retry"}"#))
+        #expect(try Self.written(channel).map(\.opcode) == [.text], "one more, answered")
+        try channel.writeInbound(Self.text(#"{"cmd":"retry"}"#))
+        #expect(try Self.written(channel).map(\.opcode) == [.connectionClose], "and no more")
+    }
 }
