@@ -6,7 +6,7 @@ import TestSupport
 
 /// A token endpoint's `error` reaches logs and failures only when it is one of RFC 6749 §5.2's
 /// codes; `error_description` and `error_uri` never do.
-@Suite("auth-refresh: the token endpoint's error field", .timeLimit(.minutes(1)))
+@Suite("auth-refresh: the token endpoint's error field", .timeLimit(.minutes(10)))
 struct AuthErrorCodeTests {
     typealias Plugin = AuthRefreshPluginTests
 

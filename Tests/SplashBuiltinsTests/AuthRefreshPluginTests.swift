@@ -4,7 +4,7 @@ import SplashBuiltins
 import SplashCore
 import Testing
 
-@Suite("auth-refresh", .timeLimit(.minutes(1)))
+@Suite("auth-refresh", .timeLimit(.minutes(10)))
 struct AuthRefreshPluginTests {
     /// Secrets used by the tests; none may leak.
     static let oldAccess = "old-access-SECRET-a1"

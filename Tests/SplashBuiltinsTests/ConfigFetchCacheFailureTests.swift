@@ -6,7 +6,7 @@ import TestSupport
 
 /// A fetched config that cannot be cached is not a network failure: the failure says which file
 /// and which errno, and a retry is not offered (it cannot help).
-@Suite("config-fetch: a cache that cannot be written", .timeLimit(.minutes(1)))
+@Suite("config-fetch: a cache that cannot be written", .timeLimit(.minutes(10)))
 struct ConfigFetchCacheFailureTests {
     typealias Fetch = ConfigFetchPluginTests
 

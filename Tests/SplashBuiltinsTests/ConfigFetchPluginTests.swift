@@ -5,7 +5,7 @@ import SplashBuiltins
 import SplashCore
 import Testing
 
-@Suite("config-fetch", .timeLimit(.minutes(1)))
+@Suite("config-fetch", .timeLimit(.minutes(10)))
 struct ConfigFetchPluginTests {
     static let first = #"{"theme": "dark", "version": 1}"#
     static let second = #"{"theme": "light", "version": 2}"#

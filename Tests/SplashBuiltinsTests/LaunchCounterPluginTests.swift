@@ -5,7 +5,7 @@ import SplashPlugins
 import TestSupport
 import Testing
 
-@Suite("launch-counter", .timeLimit(.minutes(1)))
+@Suite("launch-counter", .timeLimit(.minutes(10)))
 struct LaunchCounterPluginTests {
     let state: TemporaryDirectory
     let log = LogCapture()

@@ -7,7 +7,7 @@ import Testing
 
 /// The memory of spool files that could not be removed (running as root, a test cannot make
 /// `unlink` fail, so the ledger is driven directly here).
-@Suite("QuickActionLedger", .timeLimit(.minutes(1)))
+@Suite("QuickActionLedger", .timeLimit(.minutes(10)))
 struct QuickActionLedgerTests {
     @Test func unremovableFilesAreRememberedAcrossRestarts() async throws {
         let state = try TemporaryDirectory(prefix: "splash-ledger")

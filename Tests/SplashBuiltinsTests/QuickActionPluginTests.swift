@@ -5,7 +5,7 @@ import SplashPlugins
 import TestSupport
 import Testing
 
-@Suite("quick-action", .timeLimit(.minutes(1)))
+@Suite("quick-action", .timeLimit(.minutes(10)))
 struct QuickActionPluginTests {
     let state: TemporaryDirectory
     let log = LogCapture()
@@ -200,7 +200,7 @@ struct QuickActionPluginTests {
     }
 }
 
-@Suite("QuickActionInbox", .timeLimit(.minutes(1)))
+@Suite("QuickActionInbox", .timeLimit(.minutes(10)))
 struct QuickActionInboxTests {
     @Test func concurrentPostsAreAllDrainedOnce() async {
         let inbox = QuickActionInbox(capacity: 1_000)

@@ -6,7 +6,7 @@ import TestSupport
 /// connections and stays its own, so a test's "server down" never reaches the server of another
 /// test running beside it (one did, on a busy machine, and hung its request: the port freed by
 /// `stop()` had been bound again by a stalling server).
-@Suite("TestHTTPServer", .timeLimit(.minutes(1)))
+@Suite("TestHTTPServer", .timeLimit(.minutes(10)))
 struct TestHTTPServerTests {
     /// `connect(2)` to 127.0.0.1:`port`: 0, or the errno.
     static func connectStatus(_ port: Int) -> Int32 {

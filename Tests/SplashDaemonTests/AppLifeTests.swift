@@ -65,7 +65,7 @@ func accepted(_ command: Request.Command, by controller: LaunchController<TestCl
 
 /// SPEC §14 on the controller, with a fake bus and the test clock: every recovery, the crash
 /// loop, the heartbeat, restoration and resume.
-@Suite(.timeLimit(.minutes(1))) struct AppLifeTests {
+@Suite(.timeLimit(.minutes(10))) struct AppLifeTests {
     let settings = SplashSettings(
         minDisplay: .zero, slowAfter: .seconds(1), timeout: .seconds(10), exitAnimation: .milliseconds(300), allowOffline: true
     )

@@ -7,7 +7,7 @@ import TestSupport
 
 /// The controller keeps time only through its injected clock: these tests never sleep, and every
 /// timed transition lands on its exact instant.
-@Suite(.timeLimit(.minutes(1))) struct LaunchControllerTests {
+@Suite(.timeLimit(.minutes(10))) struct LaunchControllerTests {
     let settings = SplashSettings(
         minDisplay: .seconds(1), slowAfter: .milliseconds(500), timeout: .seconds(10),
         exitAnimation: .milliseconds(300), allowOffline: true

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-@Suite(.timeLimit(.minutes(1))) struct MemoryReleaseAfterLaunchTests {
+@Suite(.timeLimit(.minutes(10))) struct MemoryReleaseAfterLaunchTests {
     /// The instants (on the test clock) at which the release ran.
     final class Releases: Sendable {
         private let offsets = Mutex<[Duration]>([])

@@ -9,7 +9,7 @@ import TestSupport
 /// Real plugin processes whose descendants leave the process group — a double fork and
 /// `setsid`, a child calling `setpgid` — with this process a child subreaper, as the daemon is:
 /// none outlives the step, whether it succeeds, fails or is cancelled (its timeout).
-@Suite("External plugins: no escaped process outlives its step", .timeLimit(.minutes(1)))
+@Suite("External plugins: no escaped process outlives its step", .timeLimit(.minutes(10)))
 struct PluginEscapeTests {
     let directory: TemporaryDirectory
     let log = LogCapture()

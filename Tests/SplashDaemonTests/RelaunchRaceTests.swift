@@ -33,7 +33,7 @@ final class ResetHookBoard: SignalCompleting {
 /// Two `relaunch`es and a `complete` for the new launch, interleaved at every point where the
 /// controller used to suspend during a relaunch (before and between its resets, and after it
 /// replied): the second relaunch is refused and the `complete` is never lost.
-@Suite(.timeLimit(.minutes(1))) struct RelaunchRaceTests {
+@Suite(.timeLimit(.minutes(10))) struct RelaunchRaceTests {
     enum Point: String, CaseIterable, Sendable {
         /// Both queued right behind the first relaunch, before the loop applied it.
         case queuedBehind

@@ -5,7 +5,7 @@ import SplashDaemon
 import Testing
 import TestSupport
 
-@Suite(.timeLimit(.minutes(1))) struct WatchdogTests {
+@Suite(.timeLimit(.minutes(10))) struct WatchdogTests {
     /// The instants (on the test clock) of the pings so far.
     final class Pings: Sendable {
         private let offsets = Mutex<[Duration]>([])

@@ -8,7 +8,7 @@ import Testing
 /// the case while an operator copies a plugin into place, and for an instant whenever another
 /// thread of a busy process forks while the file is still open (the test runner: the flaky
 /// "Text file busy" failures of the suite). A plugin is started again once it is free.
-@Suite("ExternalPlugin: an executable still open for writing", .timeLimit(.minutes(1)))
+@Suite("ExternalPlugin: an executable still open for writing", .timeLimit(.minutes(10)))
 struct ExternalPluginBusyExecutableTests {
     @Test func startsOnceTheWriterHasClosedIt() async throws {
         let fixture = try PluginFixture()

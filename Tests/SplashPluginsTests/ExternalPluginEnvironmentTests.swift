@@ -7,7 +7,7 @@ import SplashCore
 @testable import SplashPlugins
 import Testing
 
-@Suite("ExternalPlugin: environment and process setup", .timeLimit(.minutes(1)))
+@Suite("ExternalPlugin: environment and process setup", .timeLimit(.minutes(10)))
 struct ExternalPluginEnvironmentTests {
     @Test func passesStepVariablesOptionsAndFacts() async throws {
         let fixture = try PluginFixture()

@@ -2,7 +2,7 @@ import SplashCore
 import SplashPlugins
 import Testing
 
-@Suite("ExternalPlugin: exit status", .timeLimit(.minutes(1)))
+@Suite("ExternalPlugin: exit status", .timeLimit(.minutes(10)))
 struct ExternalPluginExitTests {
     /// Runs a script with `body` and returns the `StepFailure` it threw (nil if it threw none).
     private func failure(_ body: String) async throws -> StepFailure? {

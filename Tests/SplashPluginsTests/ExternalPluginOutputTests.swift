@@ -4,7 +4,7 @@ import SplashPlugins
 import TestSupport
 import Testing
 
-@Suite("ExternalPlugin: output protocol and logging", .timeLimit(.minutes(1)))
+@Suite("ExternalPlugin: output protocol and logging", .timeLimit(.minutes(10)))
 struct ExternalPluginOutputTests {
     @Test func reportsProgressAndMessagesAndMergesFacts() async throws {
         let fixture = try PluginFixture()

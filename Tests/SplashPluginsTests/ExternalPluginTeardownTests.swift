@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite("ExternalPlugin: cancellation and leftover processes", .timeLimit(.minutes(1)))
+@Suite("ExternalPlugin: cancellation and leftover processes", .timeLimit(.minutes(10)))
 struct ExternalPluginTeardownTests {
     /// A script that starts a TERM-ignoring grandchild (pid to `grandchild.pid`), says ready, waits.
     private static let stubbornScript = """

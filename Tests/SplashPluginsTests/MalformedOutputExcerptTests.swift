@@ -6,7 +6,7 @@ import Testing
 
 /// A protocol line that went wrong may carry what the plugin meant as facts (a token, say): the
 /// log gets a short excerpt of it, never the whole line.
-@Suite("ExternalPlugin: malformed output lines are logged as excerpts", .timeLimit(.minutes(1)))
+@Suite("ExternalPlugin: malformed output lines are logged as excerpts", .timeLimit(.minutes(10)))
 struct MalformedOutputExcerptTests {
     @Test func aBrokenFactsLineIsLoggedOnlyAsAnExcerpt() async throws {
         let fixture = try PluginFixture()

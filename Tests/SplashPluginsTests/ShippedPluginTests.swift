@@ -8,7 +8,7 @@ import SplashPlugins
 import Testing
 import TestSupport
 
-@Suite("Shipped plugins (plugins/)", .timeLimit(.minutes(1)))
+@Suite("Shipped plugins (plugins/)", .timeLimit(.minutes(10)))
 struct ShippedPluginTests {
     /// The repository's `plugins/` folder.
     private static let pluginDirectory: String = {

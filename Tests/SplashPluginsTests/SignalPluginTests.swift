@@ -3,7 +3,7 @@ import SplashPlugins
 import Testing
 import TestSupport
 
-@Suite("SignalBoard and the signal built-in", .timeLimit(.minutes(1)))
+@Suite("SignalBoard and the signal built-in", .timeLimit(.minutes(10)))
 struct SignalPluginTests {
     private func context(step: String, fixture: PluginFixture) -> StepContext {
         fixture.context(step: step)
