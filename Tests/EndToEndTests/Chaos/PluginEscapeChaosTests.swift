@@ -17,23 +17,26 @@ struct PluginEscapeChaosTests {
     nonisolated static let kinds = ["setsid", "setpgid", "bare"]
 
     /// A plugin that leaves one sleeper of each kind (pid files `KIND-LAUNCH-ATTEMPT` in option
-    /// `dir`), then does what option `mode` says: `succeed`, `fail` (exit 3) or `hang`.
+    /// `dir`), then does what option `mode` says: `succeed`, `fail` (exit 3) or `hang`. The
+    /// sleepers last an hour: a test that awaits may wait minutes for the main actor, and an
+    /// escapee that ended by itself meanwhile is not one its step or the daemon stopped. (Each
+    /// test's `Scenario` kills what is left.)
     nonisolated static let escaper = """
         D="$SPLASHD_OPT_DIR"; N="$SPLASHD_LAUNCH-$SPLASHD_ATTEMPT"
         # A double fork and a new session: no longer in the plugin's process group.
-        ( setsid -f sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0" && exec sleep 120' "$D/setsid-$N" & )
+        ( setsid -f sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0" && exec sleep 3600' "$D/setsid-$N" & )
         # A child that moves itself into a process group of its own.
         perl -e 'setpgrp(0, 0); open(my $f, ">", "$ARGV[0].tmp") or die; print $f "$$\\n"; close $f;
-                 rename("$ARGV[0].tmp", $ARGV[0]); exec("sleep", "120")' "$D/setpgid-$N" &
+                 rename("$ARGV[0].tmp", $ARGV[0]); exec("sleep", "3600")' "$D/setpgid-$N" &
         # A double fork, a new session and an empty environment: nothing marks it as this step's.
-        ( setsid -f env -i sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0" && exec sleep 120' "$D/bare-$N" & )
+        ( setsid -f env -i sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0" && exec sleep 3600' "$D/bare-$N" & )
         for kind in setsid setpgid bare; do
             while [ ! -e "$D/$kind-$N" ]; do sleep 0.01; done
         done
         echo '{"message":"escaped"}'
         case "$SPLASHD_OPT_MODE" in
             fail) exit 3 ;;
-            hang) exec sleep 120 ;;
+            hang) exec sleep 3600 ;;
         esac
         exit 0
         """
