@@ -151,7 +151,8 @@ public final class TestHTTPServer: Sendable {
     }
 
     /// A TCP socket bound to 127.0.0.1:`port` that never listens: connections to the port are
-    /// refused, and nobody else can bind it.
+    /// refused, a bind(0) never gets it, and only a socket of this user with `SO_REUSEPORT` (this
+    /// server's next listener) may share it.
     private static func holdPort(_ port: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
