@@ -8,9 +8,15 @@
 /// A `routes` pattern is a route, matched exactly, or a route followed by `/*`, matching
 /// everything below it (`orders/*` matches `orders/42` and `orders/42/items`, not `orders`); `*`
 /// alone matches every route but the root. Routes are case-sensitive, do not end with `/`, and
-/// have no empty, `.` or `..` segment; their characters are those of a URL path, with `%` only
-/// before two hex digits.
+/// have no empty, `.` or `..` segment, written plainly or percent-encoded (`%2e%2e`), and no
+/// percent-encoded `/` (`%2F`, a separator an app that decodes the route would see); their
+/// characters are those of a URL path, with `%` only before two hex digits; and they are at most
+/// `maximumLength` bytes long, far below a state line's limit (a route is in the state, its
+/// history and the journal, several times over).
 public enum RoutePath {
+    /// The longest route accepted, in bytes (2 KiB, as long as URLs that every browser takes).
+    public static let maximumLength = 2048
+
     /// `text` without one leading `/`: how listed paths and action routes are read.
     public static func normalized(_ text: String) -> String {
         text.hasPrefix("/") ? String(text.dropFirst()) : text
@@ -19,19 +25,34 @@ public enum RoutePath {
     /// Why `path` (normalized) is not a usable route; nil when it is.
     public static func problem(with path: String) -> String? {
         if path.isEmpty { return nil }
+        if path.utf8.count > maximumLength { return "it is longer than \(maximumLength) bytes" }
         if path.hasSuffix("/") { return "it must not end with '/'" }
         for segment in path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
             if segment.isEmpty { return "it has an empty segment ('//')" }
-            if segment.elementsEqual(".".utf8) || segment.elementsEqual("..".utf8) { return "it has a '.' or '..' segment" }
+            // The segment as an app that decodes it sees it: only its dots matter here.
+            var decodedDots = 0
+            var other = false
             var bytes = segment.makeIterator()
             while let byte = bytes.next() {
                 if byte == UInt8(ascii: "%") {
                     guard let high = bytes.next(), let low = bytes.next(), isHex(high), isHex(low) else {
                         return "it has a '%' not followed by two hex digits"
                     }
+                    switch (high, low | 0x20) {
+                    case (UInt8(ascii: "2"), UInt8(ascii: "e")): decodedDots += 1
+                    case (UInt8(ascii: "2"), UInt8(ascii: "f")): return "it has a percent-encoded '/' (%2F)"
+                    default: other = true
+                    }
                 } else if !isPathByte(byte) {
                     return "it has a character not allowed in a URL path"
+                } else if byte == UInt8(ascii: ".") {
+                    decodedDots += 1
+                } else {
+                    other = true
                 }
+            }
+            if !other && (decodedDots == 1 || decodedDots == 2) {
+                return segment.contains(UInt8(ascii: "%")) ? "it has a percent-encoded '.' or '..' segment" : "it has a '.' or '..' segment"
             }
         }
         return nil
