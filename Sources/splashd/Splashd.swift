@@ -114,20 +114,57 @@ extension Splashd {
         )
         var printAppUnit = false
 
+        @Option(
+            help: ArgumentHelp(
+                "Write [app]'s unit to this file (root's, mode 0644; empty without [app] or when the configuration is not valid): the polkit grant of the daemon about to start.",
+                discussion: "splashd.service runs it as root before the daemon (ExecStartPre=+), writing /run/splashd-grant/app-unit, which the shipped polkit rule reads: the grant follows the unit the running daemon watches, not the configuration file as it is now.",
+                valueName: "file"
+            )
+        )
+        var writeAppGrant: String?
+
         func run() async throws {
             LoggingSystem.bootstrap { label in StderrLogHandler(label: label, format: .text, level: .warning) }
             let options = DaemonOptions(configPath: common.config, pluginDirectories: common.pluginDirectories)
+            let config: DaemonConfig
+            let catalog: PluginCatalog
             do {
-                let (config, catalog) = try Daemon.loadConfiguration(options: options, logger: Logger(label: "splashd"))
-                if printAppUnit {
-                    if let unit = config.app?.unit { print(unit) }
-                    return
-                }
-                let external = config.graph.steps.filter { catalog.manifests[$0.plugin] != nil }.count
-                print("\(config.source): OK, \(config.graph.steps.count) steps (\(external) external)")
+                (config, catalog) = try Daemon.loadConfiguration(options: options, logger: Logger(label: "splashd"))
             } catch {
+                // No grant for a configuration the daemon will refuse to start with.
+                if let writeAppGrant { try Self.writeGrant(nil, to: writeAppGrant) }
                 for problem in error.problems { StandardStreams.printError("splashd: \(problem)") }
                 throw ExitCode(78)
+            }
+            if let writeAppGrant {
+                try Self.writeGrant(config.app?.unit, to: writeAppGrant)
+                return
+            }
+            if printAppUnit {
+                if let unit = config.app?.unit { print(unit) }
+                return
+            }
+            let external = config.graph.steps.filter { catalog.manifests[$0.plugin] != nil }.count
+            print("\(config.source): OK, \(config.graph.steps.count) steps (\(external) external)")
+        }
+
+        /// Replaces `path` with `unit` (nothing for nil), readable by polkitd, in a directory
+        /// only root may change (so that the daemon's user cannot replace the file).
+        static func writeGrant(_ unit: String?, to path: String) throws {
+            if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+                let directory = String(path[..<slash])
+                if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+                    StandardStreams.printError("splashd: cannot make \(directory): \(String(cString: strerror(errno)))")
+                    throw ExitCode(1)
+                }
+                // The service's UMask= would leave it 0700.
+                _ = chmod(directory, 0o755)
+            }
+            do {
+                try AtomicFile.write(Array((unit.map { $0 + "\n" } ?? "").utf8), to: path, mode: 0o644)
+            } catch {
+                StandardStreams.printError("splashd: \(error)")
+                throw ExitCode(1)
             }
         }
     }
