@@ -18,14 +18,15 @@ static struct {
     __typeof__(sd_bus_open_system) *open_system;
     __typeof__(sd_bus_flush_close_unref) *flush_close_unref;
     __typeof__(sd_bus_call_method) *call_method;
-    __typeof__(sd_bus_get_property) *get_property;
-    __typeof__(sd_bus_get_property_string) *get_property_string;
     __typeof__(sd_bus_match_signal) *match_signal;
     __typeof__(sd_bus_process) *process;
     __typeof__(sd_bus_get_fd) *get_fd;
     __typeof__(sd_bus_get_events) *get_events;
     __typeof__(sd_bus_get_timeout) *get_timeout;
     __typeof__(sd_bus_message_read) *message_read;
+    __typeof__(sd_bus_message_enter_container) *enter_container;
+    __typeof__(sd_bus_message_exit_container) *exit_container;
+    __typeof__(sd_bus_message_skip) *skip;
     __typeof__(sd_bus_message_unref) *message_unref;
     __typeof__(sd_bus_error_free) *error_free;
     __typeof__(sd_bus_path_encode) *path_encode;
@@ -44,14 +45,15 @@ static void load(void) {
     RESOLVE(open_system, sd_bus_open_system)
     RESOLVE(flush_close_unref, sd_bus_flush_close_unref)
     RESOLVE(call_method, sd_bus_call_method)
-    RESOLVE(get_property, sd_bus_get_property)
-    RESOLVE(get_property_string, sd_bus_get_property_string)
     RESOLVE(match_signal, sd_bus_match_signal)
     RESOLVE(process, sd_bus_process)
     RESOLVE(get_fd, sd_bus_get_fd)
     RESOLVE(get_events, sd_bus_get_events)
     RESOLVE(get_timeout, sd_bus_get_timeout)
     RESOLVE(message_read, sd_bus_message_read)
+    RESOLVE(enter_container, sd_bus_message_enter_container)
+    RESOLVE(exit_container, sd_bus_message_exit_container)
+    RESOLVE(skip, sd_bus_message_skip)
     RESOLVE(message_unref, sd_bus_message_unref)
     RESOLVE(error_free, sd_bus_error_free)
     RESOLVE(path_encode, sd_bus_path_encode)
@@ -81,44 +83,91 @@ static int fail(int r, const sd_bus_error *error, const char *what, char *err, s
 static const char *const manager_path = "/org/freedesktop/systemd1";
 static const char *const service = "org.freedesktop.systemd1";
 
+static const char *const unit_interface = "org.freedesktop.systemd1.Unit";
+static const char *const service_interface = "org.freedesktop.systemd1.Service";
+
 typedef struct {
     sd_bus *bus;
+    const char *unit;
     const char *path;
     splashd_unit_callback callback;
     void *context;
+    // The unit's state as the signals so far had it: each signal carries the properties that
+    // changed, with their values (systemd's are all of them: they are EMITS_CHANGE).
+    splashd_unit_event state;
     int failure;
     char *err;
     size_t err_length;
 } watch;
 
-// Reads the unit's ActiveState, SubState and Job and reports them.
-static int report(sd_bus *bus, watch *w) {
+static void copy(char *to, size_t size, const char *from) {
+    snprintf(to, size, "%s", from ? from : "");
+}
+
+// Reads the a{sv} of a PropertiesChanged signal or a GetAll reply into w->state: ActiveState,
+// SubState and Job of the Unit interface (`service` 0), MainPID and Result of the Service
+// interface (`service` 1); every other property is skipped.
+static int read_properties(sd_bus_message *m, watch *w, int service) {
+    int r = lib.enter_container(m, 'a', "{sv}");
+    if (r < 0) return r;
+    while ((r = lib.enter_container(m, 'e', "sv")) > 0) {
+        const char *name = NULL, *text = NULL;
+        r = lib.message_read(m, "s", &name);
+        if (r < 0) return r;
+        if (!service && strcmp(name, "ActiveState") == 0) {
+            r = lib.message_read(m, "v", "s", &text);
+            if (r >= 0) copy(w->state.active_state, sizeof w->state.active_state, text);
+        } else if (!service && strcmp(name, "SubState") == 0) {
+            r = lib.message_read(m, "v", "s", &text);
+            if (r >= 0) copy(w->state.sub_state, sizeof w->state.sub_state, text);
+        } else if (!service && strcmp(name, "Job") == 0) {
+            uint32_t job = 0;
+            const char *job_path = NULL;
+            r = lib.message_read(m, "v", "(uo)", &job, &job_path);
+            if (r >= 0) w->state.job = job;
+        } else if (service && strcmp(name, "MainPID") == 0) {
+            uint32_t pid = 0;
+            r = lib.message_read(m, "v", "u", &pid);
+            if (r >= 0) w->state.main_pid = pid;
+        } else if (service && strcmp(name, "Result") == 0) {
+            r = lib.message_read(m, "v", "s", &text);
+            if (r >= 0) copy(w->state.result, sizeof w->state.result, text);
+        } else {
+            r = lib.skip(m, "v");
+        }
+        if (r < 0) return r;
+        r = lib.exit_container(m);
+        if (r < 0) return r;
+    }
+    if (r < 0) return r;
+    return lib.exit_container(m);
+}
+
+static void report(watch *w) {
+    splashd_unit_event event = w->state;
+    event.kind = SPLASHD_UNIT_EVENT_STATE;
+    w->callback(w->context, &event);
+}
+
+// The unit's state now: GetAll of the Service interface (the unit may not be a service, or not
+// loaded: then none of its values), then of the Unit interface, whose values belong together.
+static int read_all(sd_bus *bus, watch *w) {
     sd_bus_error error = SD_BUS_ERROR_NULL;
-    char *active = NULL, *sub = NULL;
     sd_bus_message *reply = NULL;
-    splashd_unit_state state = {0};
-    int r = lib.get_property_string(bus, service, w->path, "org.freedesktop.systemd1.Unit", "ActiveState", &error, &active);
-    if (r < 0) goto out;
-    r = lib.get_property_string(bus, service, w->path, "org.freedesktop.systemd1.Unit", "SubState", &error, &sub);
-    if (r < 0) goto out;
-    r = lib.get_property(bus, service, w->path, "org.freedesktop.systemd1.Unit", "Job", &error, &reply, "(uo)");
-    if (r < 0) goto out;
-    uint32_t job = 0;
-    const char *job_path = NULL;
-    r = lib.message_read(reply, "(uo)", &job, &job_path);
-    if (r < 0) goto out;
-    snprintf(state.active_state, sizeof state.active_state, "%s", active);
-    snprintf(state.sub_state, sizeof state.sub_state, "%s", sub);
-    state.has_job = job != 0;
-    w->callback(w->context, &state);
-    r = 0;
-out:
+    int r = lib.call_method(bus, service, w->path, "org.freedesktop.DBus.Properties", "GetAll", &error, &reply, "s",
+                            service_interface);
+    if (r >= 0) read_properties(reply, w, 1);
+    lib.error_free(&error);
+    if (reply) lib.message_unref(reply);
+    reply = NULL;
+    r = lib.call_method(bus, service, w->path, "org.freedesktop.DBus.Properties", "GetAll", &error, &reply, "s",
+                        unit_interface);
+    if (r >= 0) r = read_properties(reply, w, 0);
     if (r < 0) fail(r, &error, "reading the unit's state", w->err, w->err_length);
     lib.error_free(&error);
-    free(active);
-    free(sub);
     if (reply) lib.message_unref(reply);
-    return r;
+    if (r >= 0) report(w);
+    return r < 0 ? r : 0;
 }
 
 static int on_properties_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
@@ -126,9 +175,27 @@ static int on_properties_changed(sd_bus_message *message, void *userdata, sd_bus
     watch *w = userdata;
     const char *interface = NULL;
     if (lib.message_read(message, "s", &interface) < 0 || !interface) return 0;
-    if (strcmp(interface, "org.freedesktop.systemd1.Unit") != 0) return 0;
-    int r = report(w->bus, w);
-    if (r < 0 && !w->failure) w->failure = r;
+    int is_unit = strcmp(interface, unit_interface) == 0;
+    if (!is_unit && strcmp(interface, service_interface) != 0) return 0;
+    int r = read_properties(message, w, !is_unit);
+    if (r < 0) {
+        if (!w->failure) w->failure = fail(r, NULL, "reading a PropertiesChanged signal", w->err, w->err_length);
+        return 0;
+    }
+    // The Service interface's signal comes first, the Unit interface's right after it.
+    if (is_unit) report(w);
+    return 0;
+}
+
+static int on_job_removed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
+    (void)ret_error;
+    watch *w = userdata;
+    uint32_t id = 0;
+    const char *job_path = NULL, *unit = NULL, *result = NULL;
+    if (lib.message_read(message, "uoss", &id, &job_path, &unit, &result) < 0 || !unit || strcmp(unit, w->unit) != 0) return 0;
+    splashd_unit_event event = {.kind = SPLASHD_UNIT_EVENT_JOB_REMOVED, .job = id};
+    copy(event.result, sizeof event.result, result);
+    w->callback(w->context, &event);
     return 0;
 }
 
@@ -137,10 +204,10 @@ int splashd_bus_watch_unit(const char *unit, int stop_fd, splashd_unit_callback 
     int r = ensure_loaded(err, err_length);
     if (r < 0) return r;
     sd_bus *bus = NULL;
-    sd_bus_slot *slot = NULL;
+    sd_bus_slot *slot = NULL, *jobs = NULL;
     sd_bus_error error = SD_BUS_ERROR_NULL;
     char *path = NULL;
-    watch w = {.callback = callback, .context = context, .err = err, .err_length = err_length};
+    watch w = {.unit = unit, .callback = callback, .context = context, .err = err, .err_length = err_length};
 
     r = lib.open_system(&bus);
     if (r < 0) { fail(r, NULL, "connecting to the system bus", err, err_length); goto out; }
@@ -151,10 +218,13 @@ int splashd_bus_watch_unit(const char *unit, int stop_fd, splashd_unit_callback 
     r = lib.match_signal(bus, &slot, service, path, "org.freedesktop.DBus.Properties", "PropertiesChanged",
                          on_properties_changed, &w);
     if (r < 0) { fail(r, NULL, "adding the PropertiesChanged match", err, err_length); goto out; }
+    r = lib.match_signal(bus, &jobs, service, manager_path, "org.freedesktop.systemd1.Manager", "JobRemoved",
+                         on_job_removed, &w);
+    if (r < 0) { fail(r, NULL, "adding the JobRemoved match", err, err_length); goto out; }
     // systemd sends units' change signals only to subscribed clients.
     r = lib.call_method(bus, service, manager_path, "org.freedesktop.systemd1.Manager", "Subscribe", &error, NULL, "");
     if (r < 0) { fail(r, &error, "Subscribe", err, err_length); goto out; }
-    r = report(bus, &w);
+    r = read_all(bus, &w);
     if (r < 0) goto out;
     for (;;) {
         do {
@@ -184,12 +254,24 @@ int splashd_bus_watch_unit(const char *unit, int stop_fd, splashd_unit_callback 
 out:
     lib.error_free(&error);
     if (slot) lib.slot_unref(slot);
+    if (jobs) lib.slot_unref(jobs);
     if (bus) lib.flush_close_unref(bus);
     free(path);
     return r;
 }
 
-int splashd_bus_unit_call(int method, const char *unit, char *err, size_t err_length) {
+// The id at the end of a job's object path (/org/freedesktop/systemd1/job/1234); 0 if none.
+static uint32_t job_id(const char *path) {
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    if (!slash || !slash[1]) return 0;
+    char *end = NULL;
+    errno = 0;
+    unsigned long id = strtoul(slash + 1, &end, 10);
+    return (errno || *end || id > UINT32_MAX) ? 0 : (uint32_t)id;
+}
+
+int splashd_bus_unit_call(int method, const char *unit, uint32_t *job, char *err, size_t err_length) {
+    if (job) *job = 0;
     int r = ensure_loaded(err, err_length);
     if (r < 0) return r;
     sd_bus *bus = NULL;
@@ -214,6 +296,10 @@ int splashd_bus_unit_call(int method, const char *unit, char *err, size_t err_le
     default:
         r = -EINVAL;
         snprintf(err, err_length, "unknown method %d", method);
+    }
+    if (r >= 0 && job && method != SPLASHD_UNIT_KILL) {
+        const char *path = NULL;
+        if (lib.message_read(reply, "o", &path) >= 0) *job = job_id(path);
     }
 out:
     lib.error_free(&error);

@@ -144,7 +144,11 @@ public enum ConfigLoader {
             )
             return
         }
-        let spec = StepSpec(id: "app", plugin: name, critical: true, label: "Starting the app", builtin: .defaults(for: .appStart))
+        // A restart of the system bus takes seconds: ridden out, 31 s in all (docs/configuration.md).
+        let spec = StepSpec(
+            id: "app", plugin: name, critical: true, retry: StepSpec.RetryPolicy(attempts: 6, backoff: .seconds(1)),
+            label: "Starting the app", builtin: .defaults(for: .appStart)
+        )
         steps.append(StepReader.Entry(spec: spec, reader: app))
     }
 

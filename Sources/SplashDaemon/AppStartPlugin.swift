@@ -13,10 +13,14 @@ import Glibc
 public struct AppStartPlugin: StepPlugin {
     let unit: String
     let bus: any AppUnitBus
+    /// Told the job of each start queued, before the step's result: the watch follows that job
+    /// (`AppWatch.startQueued`).
+    let queued: AppStartRelay?
 
-    public init(unit: String, bus: any AppUnitBus) {
+    public init(unit: String, bus: any AppUnitBus, queued: AppStartRelay? = nil) {
         self.unit = unit
         self.bus = bus
+        self.queued = queued
     }
 
     public func run(_ context: StepContext) async throws -> Facts {
@@ -38,9 +42,10 @@ public struct AppStartPlugin: StepPlugin {
         return [:]
     }
 
-    private func call(_ what: String, _ body: () async throws(AppUnitError) -> Void) async throws(StepFailure) {
+    private func call(_ what: String, _ body: () async throws(AppUnitError) -> UInt32) async throws(StepFailure) {
         do {
-            try await body()
+            let job = try await body()
+            queued?.started(job: job)
         } catch {
             // Permission (polkit) and a missing unit are not fixed by trying again at once; a bus
             // that is restarting is.

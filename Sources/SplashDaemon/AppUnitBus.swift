@@ -8,8 +8,14 @@ import Glibc
 
 /// Something that happened to the watch of the app's unit.
 public enum AppUnitEvent: Sendable, Equatable {
-    /// The unit's state: the current one when the watch (re)connects, then every change.
+    /// The unit's state: the current one when the watch (re)connects, then every change, with
+    /// the values systemd's signal carried.
     case state(AppWatch.UnitState)
+    /// systemd's `JobRemoved` for a job of the unit: its id and result (`done`, `canceled`, …).
+    case jobEnded(job: UInt32, result: String)
+    /// The launch's `app` step queued a start or restart: systemd's job id (0: unknown). Not
+    /// from the bus's watch but from the step, through the same queue (`AppLink.queued`).
+    case startQueued(job: UInt32)
     /// The connection to the bus failed; the watch connects again after a pause.
     case lost(String)
 }
@@ -34,8 +40,9 @@ public protocol AppUnitBus: Sendable {
     /// Calls `onEvent` with the unit's state, the current one first, then each change, until the
     /// returned function is called.
     func watch(_ unit: String, onEvent: @escaping @Sendable (AppUnitEvent) -> Void) -> @Sendable () -> Void
-    /// Queues a start (`restart` false: a no-op when running) or a restart of `unit`.
-    func start(_ unit: String, restart: Bool) async throws(AppUnitError)
+    /// Queues a start (`restart` false: a no-op when running) or a restart of `unit`; returns
+    /// systemd's id of the job (0 when its answer named none).
+    func start(_ unit: String, restart: Bool) async throws(AppUnitError) -> UInt32
     /// Sends SIGKILL to every process of `unit`.
     func kill(_ unit: String) async throws(AppUnitError)
 }
@@ -69,10 +76,10 @@ public struct SystemdAppBus: AppUnitBus {
             while true {
                 let box = Unmanaged.passRetained(WatchSink(onEvent))
                 var message = [CChar](repeating: 0, count: 512)
-                let result = splashd_bus_watch_unit(unit, stopRead, { context, state in
-                    guard let context, let state else { return }
+                let result = splashd_bus_watch_unit(unit, stopRead, { context, event in
+                    guard let context, let event else { return }
                     let sink = Unmanaged<WatchSink>.fromOpaque(context).takeUnretainedValue()
-                    sink.deliver(state.pointee)
+                    sink.deliver(event.pointee)
                 }, box.toOpaque(), &message, message.count)
                 let delivered = box.takeUnretainedValue().delivered.load(ordering: .relaxed)
                 box.release()
@@ -93,28 +100,30 @@ public struct SystemdAppBus: AppUnitBus {
         }
     }
 
-    public func start(_ unit: String, restart: Bool) async throws(AppUnitError) {
+    public func start(_ unit: String, restart: Bool) async throws(AppUnitError) -> UInt32 {
         try await call(restart ? Int32(SPLASHD_UNIT_RESTART.rawValue) : Int32(SPLASHD_UNIT_START.rawValue), unit)
     }
 
     public func kill(_ unit: String) async throws(AppUnitError) {
-        try await call(Int32(SPLASHD_UNIT_KILL.rawValue), unit)
+        _ = try await call(Int32(SPLASHD_UNIT_KILL.rawValue), unit)
     }
 
-    private func call(_ method: Int32, _ unit: String) async throws(AppUnitError) {
-        let outcome: AppUnitError? = await withCheckedContinuation { reply in
+    /// The call's job id.
+    private func call(_ method: Int32, _ unit: String) async throws(AppUnitError) -> UInt32 {
+        let outcome: Result<UInt32, AppUnitError> = await withCheckedContinuation { reply in
             BlockingThread.start {
                 var message = [CChar](repeating: 0, count: 512)
-                let result = splashd_bus_unit_call(method, unit, &message, message.count)
+                var job: UInt32 = 0
+                let result = splashd_bus_unit_call(method, unit, &job, &message, message.count)
                 if result == 0 {
-                    reply.resume(returning: nil)
+                    reply.resume(returning: .success(job))
                 } else {
                     let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                    reply.resume(returning: AppUnitError(code: result, message: text))
+                    reply.resume(returning: .failure(AppUnitError(code: result, message: text)))
                 }
             }
         }
-        if let outcome { throw outcome }
+        return try outcome.get()
     }
 }
 
@@ -127,11 +136,16 @@ private final class WatchSink: Sendable {
         self.onEvent = onEvent
     }
 
-    func deliver(_ state: splashd_unit_state) {
+    func deliver(_ event: splashd_unit_event) {
         delivered.store(true, ordering: .relaxed)
-        let active = withUnsafeBytes(of: state.active_state) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let sub = withUnsafeBytes(of: state.sub_state) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        onEvent(.state(AppWatch.UnitState(activeState: active, subState: sub, hasJob: state.has_job != 0)))
+        let result = withUnsafeBytes(of: event.result) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if event.kind == Int32(SPLASHD_UNIT_EVENT_JOB_REMOVED.rawValue) {
+            onEvent(.jobEnded(job: event.job, result: result))
+            return
+        }
+        let active = withUnsafeBytes(of: event.active_state) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let sub = withUnsafeBytes(of: event.sub_state) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        onEvent(.state(AppWatch.UnitState(activeState: active, subState: sub, job: event.job, mainPID: event.main_pid, result: result)))
     }
 }
 

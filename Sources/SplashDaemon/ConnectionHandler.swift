@@ -163,8 +163,9 @@ final class ConnectionHandler: ChannelInboundHandler {
             let loop = context!.eventLoop
             let loopBound = NIOLoopBound(self, eventLoop: loop)
             let commands = self.commands
+            let sender = peer?.pid
             Task {
-                let result = await commands.handle(request.command)
+                let result = await commands.handle(request.command, from: sender)
                 loop.execute { loopBound.value.finished(request, result) }
             }
         }

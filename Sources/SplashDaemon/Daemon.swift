@@ -83,7 +83,7 @@ public enum Daemon {
         let inherited = PluginEnvironment.Inherited(environment)
         plugins[BuiltinPlugin.signal.name] = SignalPlugin(board: board)
         if let app {
-            plugins[BuiltinPlugin.appStart.name] = AppStartPlugin(unit: app.settings.unit, bus: app.bus)
+            plugins[BuiltinPlugin.appStart.name] = AppStartPlugin(unit: app.settings.unit, bus: app.bus, queued: app.queued)
         }
         for (name, manifest) in catalog.manifests.sorted(by: { $0.key < $1.key }) {
             guard plugins[name] == nil else {
@@ -159,7 +159,9 @@ public enum Daemon {
             builtins = BuiltinServices(stateDirectory: options.stateDirectory, eventLoopGroup: group)
             // Before anything is written: what a crash left between writing a file aside and renaming it.
             builtins.removeStaleTemporaries(graph: config.graph, logger: logger)
-            app = config.app.map { AppLink(settings: $0, bus: SystemdAppBus()) }
+            app = config.app.map {
+                AppLink(settings: $0, bus: SystemdAppBus(), ledger: AppRecoveryLedger(stateDirectory: options.stateDirectory))
+            }
             registry = Daemon.makeRegistry(
                 catalog: catalog, grace: options.pluginGrace, environment: options.environment, builtins: builtins,
                 containment: containment, app: app, logger: logger

@@ -1,20 +1,44 @@
 import Logging
 public import SplashCore
 import SplashPlugins
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// What the daemon hands the controller for the app's life (SPEC §14): `[app]`, and the bus the
-/// unit is reached through.
+/// What the daemon hands the controller for the app's life (SPEC §14): `[app]`, the bus the
+/// unit is reached through, and the way the `app` step tells the watch which job it queued.
 public struct AppLink: Sendable {
     public var settings: AppSettings
     public var bus: any AppUnitBus
+    /// Where the recoveries are kept across restarts of the daemon (nil: in memory only).
+    public var ledger: AppRecoveryLedger?
+    /// The `app` step's `AppStartPlugin` reports each start it queued here; the controller
+    /// listens (`watchApp`), through its queue, ahead of the step's result.
+    public let queued = AppStartRelay()
 
-    public init(settings: AppSettings, bus: any AppUnitBus) {
+    public init(settings: AppSettings, bus: any AppUnitBus, ledger: AppRecoveryLedger? = nil) {
         self.settings = settings
         self.bus = bus
+        self.ledger = ledger
+    }
+}
+
+/// Carries the job id of each start the `app` step queued to the controller that watches the unit.
+public final class AppStartRelay: Sendable {
+    private let listener = Mutex<(@Sendable (UInt32) -> Void)?>(nil)
+
+    public init() {}
+
+    /// The controller's listener (set once it watches the unit).
+    func listen(_ body: @escaping @Sendable (UInt32) -> Void) {
+        listener.withLock { $0 = body }
+    }
+
+    /// The step queued a start with `job`.
+    public func started(job: UInt32) {
+        listener.withLock { $0 }?(job)
     }
 }
 
@@ -30,10 +54,17 @@ struct AppLife: Sendable {
     var screen: Destination.Screen?
     /// The watch lost the bus: logged once until it is back.
     var busLost = false
+    /// In a launch that recovers the app: the main process of the app it replaces (`MainPID` as
+    /// systemd last said), whose `complete`s no longer count.
+    var replaced: UInt32?
+    let queued: AppStartRelay
+    let ledger: AppRecoveryLedger?
 
     init(link: AppLink) {
         watch = AppWatch(settings: link.settings)
         bus = link.bus
+        queued = link.queued
+        ledger = link.ledger
     }
 
     var unit: String { watch.settings.unit }
@@ -45,12 +76,13 @@ extension LaunchController {
     /// Starts feeding the unit's states into the loop; returns what stops it (nil without `[app]`).
     func watchApp() -> (@Sendable () -> Void)? {
         guard let app else { return nil }
+        app.queued.listen { job in self.submit(.appUnit(.startQueued(job: job))) }
         return app.bus.watch(app.unit) { event in self.submit(.appUnit(event)) }
     }
 
     func appUnitChanged(_ event: AppUnitEvent) {
         guard var app else { return }
-        defer { self.app = app }
+        let verdict: AppWatch.Verdict?
         switch event {
         case .lost(let reason):
             if !app.busLost {
@@ -60,21 +92,42 @@ extension LaunchController {
                 )
                 app.busLost = true
             }
+            verdict = nil
         case .state(let state):
-            if app.busLost {
+            let afterGap = app.busLost
+            if afterGap {
                 logger.notice("watching the app's unit again", metadata: ["unit": "\(app.unit)"])
                 app.busLost = false
             }
             logger.debug(
-                "app unit \(state.activeState)/\(state.subState)\(state.hasJob ? " (job queued)" : "")",
+                "app unit \(state.summary)\(state.hasJob ? " (job \(state.job) queued)" : ""), main pid \(state.mainPID)",
                 metadata: ["unit": "\(app.unit)"]
             )
-            if let verdict = app.watch.unitChanged(state, at: now) {
+            verdict = app.watch.unitChanged(state, at: now, afterGap: afterGap)
+            if afterGap, verdict == nil {
                 self.app = app
-                carryOut(verdict)
+                retryAfterTheBus()
                 return
             }
+        case .jobEnded(let job, let result):
+            logger.debug("app unit job \(job) ended: \(LogExcerpt.of(result))", metadata: ["unit": "\(app.unit)"])
+            verdict = app.watch.jobEnded(job, result: result, at: now)
+        case .startQueued(let job):
+            verdict = app.watch.startQueued(job: job, at: now)
         }
+        self.app = app
+        if let verdict { carryOut(verdict) }
+    }
+
+    /// The watch is back on the bus: a launch stopped in `error` because the `app` step could not
+    /// reach systemd (the bus was away for longer than the step's retries) is retried now, as
+    /// if someone pressed Retry.
+    private func retryAfterTheBus() {
+        guard let error = machine.error, error.code == .stepFailed, let step = error.step,
+            machine.graph.steps.first(where: { $0.id == step })?.plugin == BuiltinPlugin.appStart.name
+        else { return }
+        logger.notice("the system bus is back: retrying the app's start", metadata: ["unit": "\(app?.unit ?? "")", "step": "\(step)"])
+        _ = change(.retry)
     }
 
     /// The heartbeat's deadline passed.
@@ -97,9 +150,10 @@ extension LaunchController {
         verdict = app!.watch.arm(at: now)
     }
 
-    /// Starts the launch the watch asked for.
+    /// Starts the launch the watch asked for: over the app (after `finished`), or in place of the
+    /// launch that is up (the app died before its first frame: that launch cannot finish).
     func carryOut(_ verdict: AppWatch.Verdict) {
-        guard let app, machine.phase == .finished else { return }
+        guard let app else { return }
         let window = DurationFormat.format(app.watch.settings.restartWindow)
         let unit = app.unit
         var metadata: Logger.Metadata = ["unit": "\(unit)"]
@@ -114,13 +168,16 @@ extension LaunchController {
             logger.error("the app missed \(AppSettings.missedHeartbeats) heartbeats (every \(heartbeat)); killing \(unit)", metadata: metadata)
         } else {
             metadata["event"] = "\(LaunchLogEvent.appExited.rawValue)"
-            let state = app.watch.unit.map { "\($0.activeState)/\($0.subState)" } ?? "down"
-            logger.error("the app's unit \(unit) stopped without being asked to (\(state)); the splash comes back", metadata: metadata)
+            let state = app.watch.unit.map(\.summary) ?? "its start failed"
+            let back = machine.phase == .finished ? "the splash comes back" : "before the launch finished; it starts again"
+            logger.error("the app's unit \(unit) stopped without being asked to (\(state)); \(back)", metadata: metadata)
         }
         switch verdict {
         case .recover:
+            saveRecoveries(crashLoop: false)
             beginLaunch(reason)
         case .crashLoop:
+            saveRecoveries(crashLoop: true)
             metadata["event"] = "\(LaunchLogEvent.appCrashLoop.rawValue)"
             let restarts = app.watch.settings.maxRestarts
             logger.critical(
@@ -135,13 +192,76 @@ extension LaunchController {
                     do { try await bus.kill(unit) } catch { logger.notice("killing the app's unit: \(error)", metadata: ["unit": "\(unit)"]) }
                 }
             }
-            let step = machine.graph.steps.first { $0.plugin == BuiltinPlugin.appStart.name }?.id
-            let info = ErrorInfo(
-                code: .appCrashLoop, message: ErrorInfo.userMessage(for: .appCrashLoop) ?? "The app keeps stopping", step: step,
-                actions: [.retry], detail: "\(unit) stopped more than \(restarts) times within \(window)"
-            )
-            beginLaunch(reason, holding: info)
+            beginLaunch(reason, holding: crashLoopError(app))
         }
+    }
+
+    // MARK: Whose first frame
+
+    /// Why `complete` of `step` from `sender` does not count: it comes from the app process this
+    /// launch replaces, or a child of it. A hung app that still answers (its heartbeats late, not
+    /// stopped) completed the recovery launch's `first-frame` before its app step killed it, and the
+    /// splash left before the new process drew. nil: it counts.
+    func replacedAppSent(_ step: String, from sender: pid_t?) -> ProtocolError? {
+        guard let app, let replaced = app.replaced, replaced > 1, let sender, sender > 1,
+            ProcessAncestry.descends(sender, from: pid_t(replaced))
+        else { return nil }
+        logger.notice(
+            "refused complete \(LogExcerpt.of(step)) from pid \(sender): it belongs to the app process \(replaced) this launch replaces",
+            metadata: ["unit": "\(app.unit)"]
+        )
+        return ProtocolError(
+            code: .permissionDenied,
+            message: "complete from the app process this launch replaces (pid \(replaced)) does not count: the app started for this launch completes it"
+        )
+    }
+
+    // MARK: The count across restarts
+
+    /// Reads the recoveries an earlier run of the daemon left; returns the error to hold the first
+    /// launch in when the app was held in a crash loop then (not restarted until Retry).
+    func restoreRecoveries() -> ErrorInfo? {
+        guard let app, let ledger = app.ledger else { return nil }
+        let (entry, problem) = ledger.load(unit: app.unit)
+        if let problem { logger.warning("\(problem)", metadata: ["unit": "\(app.unit)"]) }
+        guard let entry else { return nil }
+        let wall = ledger.wallClockMs()
+        let now = self.now
+        self.app!.watch.restore(recoveries: entry.recoveries.map { now - .milliseconds(max(0, wall - $0)) })
+        guard entry.crashLoop else {
+            if !entry.recoveries.isEmpty {
+                logger.info("\(entry.recoveries.count) recent recoveries of the app count towards max_restarts", metadata: ["unit": "\(app.unit)"])
+            }
+            return nil
+        }
+        logger.warning(
+            "the app was held in a crash loop when splashd stopped: not restarting it until Retry",
+            metadata: ["unit": "\(app.unit)", "event": "\(LaunchLogEvent.appCrashLoop.rawValue)"]
+        )
+        return crashLoopError(app)
+    }
+
+    /// Writes the recoveries counted now, and whether the app is held in a crash loop.
+    func saveRecoveries(crashLoop: Bool) {
+        guard let app, let ledger = app.ledger else { return }
+        let wall = ledger.wallClockMs()
+        let now = self.now
+        let entry = AppRecoveryLedger.Entry(
+            unit: app.unit, recoveries: app.watch.recoveries.map { wall - (now - $0).milliseconds }, crashLoop: crashLoop
+        )
+        if let problem = ledger.save(entry) {
+            logger.warning("the app's recoveries are not kept across restarts: \(problem)", metadata: ["unit": "\(app.unit)"])
+        }
+    }
+
+    private func crashLoopError(_ app: AppLife) -> ErrorInfo {
+        let restarts = app.watch.settings.maxRestarts
+        let window = DurationFormat.format(app.watch.settings.restartWindow)
+        let step = machine.graph.steps.first { $0.plugin == BuiltinPlugin.appStart.name }?.id
+        return ErrorInfo(
+            code: .appCrashLoop, message: ErrorInfo.userMessage(for: .appCrashLoop) ?? "The app keeps stopping", step: step,
+            actions: [.retry], detail: "\(app.unit) stopped more than \(restarts) times within \(window)"
+        )
     }
 
     // MARK: Commands from the app

@@ -17,12 +17,13 @@ extension LaunchController {
     func resume() -> Result<Void, ProtocolError> {
         var metadata: Logger.Metadata = ["event": "\(LaunchLogEvent.resume.rawValue)"]
         guard machine.phase == .finished else {
-            logger.info("resume while the splash is up: the launch checks the session itself", metadata: metadata)
+            if admitResumeLog(metadata) { logger.info("resume while the splash is up: the launch checks the session itself", metadata: metadata) }
             return .success(())
         }
         guard check == nil else { return .success(()) }
+        let logged = admitResumeLog(metadata)
         guard let graph = Self.resumeGraph(of: machine.graph) else {
-            logger.info("resume: nothing to check (no auth-refresh or quick-action step)", metadata: metadata)
+            if logged { logger.info("resume: nothing to check (no auth-refresh or quick-action step)", metadata: metadata) }
             return .success(())
         }
         var settings = machine.settings
@@ -31,11 +32,25 @@ extension LaunchController {
         checks += 1
         let id = "resume-\(checks)"
         metadata["steps"] = "\(graph.steps.map(\.id).joined(separator: ","))"
-        logger.info("resume: checking the session in the background", metadata: metadata)
+        if logged { logger.info("resume: checking the session in the background", metadata: metadata) }
+        checkLogged = logged
         let actions = check.start(launch: id, at: now)
         self.check = check
         applyCheck(actions)
         return .success(())
+    }
+
+    /// Whether this resume is logged in full (`ResumeLogLimit`); the resumes that were not before
+    /// it are told first.
+    private func admitResumeLog(_ metadata: Logger.Metadata) -> Bool {
+        let (logged, folded) = resumeLog.admit(at: now)
+        if folded > 0 {
+            logger.notice(
+                "resume: \(folded) more resumes were not logged (more than \(ResumeLogLimit.burst) within \(DurationFormat.format(ResumeLogLimit.window)))",
+                metadata: metadata
+            )
+        }
+        return logged
     }
 
     /// The graph a resume checks; nil when there is nothing to check.
@@ -83,7 +98,8 @@ extension LaunchController {
             case .cancel(_, let token): checking[token]?.cancel()
             case .event(let event):
                 switch event {
-                case .stepSucceeded, .stepFailed, .stepSkipped: LaunchLog.log(event, launch: check.launch, to: logger)
+                case .stepSucceeded, .stepSkipped: if checkLogged { LaunchLog.log(event, launch: check.launch, to: logger) }
+                case .stepFailed: LaunchLog.log(event, launch: check.launch, to: logger)
                 default: break
                 }
             case .publish, .resetLaunchInputs: break
@@ -110,7 +126,7 @@ extension LaunchController {
                 beginLaunch(.resume)
                 return
             }
-            logger.info("resume: the session is valid; nothing shown", metadata: metadata)
+            if checkLogged { logger.info("resume: the session is valid; nothing shown", metadata: metadata) }
             deliverQuickAction(facts)
         }
     }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+public import Glibc
+#endif
 public import Logging
 public import SplashCore
 import SplashBuiltins
@@ -38,7 +41,8 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         case timer(UInt64)
         /// Publish the coalesced state, once every input queued before it has been applied.
         case flush
-        case command(Request.Command, reply: @Sendable (Result<Void, ProtocolError>) -> Void)
+        /// A client's command; `sender`: its process, when the socket told.
+        case command(Request.Command, sender: pid_t?, reply: @Sendable (Result<Void, ProtocolError>) -> Void)
         case query(Report, reply: @Sendable (Result<ReportAnswer, ProtocolError>) -> Void)
         case reload(Reload)
         /// The watchdog's probe: answered when the loop gets to it.
@@ -48,7 +52,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         func refuse() {
             let stopping = ProtocolError(code: .unavailable, message: "splashd is stopping")
             switch self {
-            case .command(_, let reply): reply(.failure(stopping))
+            case .command(_, _, let reply): reply(.failure(stopping))
             case .query(_, let reply): reply(.failure(stopping))
             case .heartbeat(let reply): reply()
             case .finished, .checked, .appUnit, .report, .timer, .flush, .reload: break
@@ -88,6 +92,10 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     var check: LaunchMachine?
     /// Resume checks so far, for their ids (`resume-1`, …).
     var checks = 0
+    /// Which resumes are logged in full.
+    var resumeLog = ResumeLogLimit()
+    /// Whether the running check's records are logged (`resumeLog`).
+    var checkLogged = true
     /// Attempts of the background check in flight, by token.
     var checking: [UInt64: Task<Void, Never>] = [:]
     /// The app watch's verdict from the turn's actions, carried out at the end of the turn.
@@ -133,12 +141,19 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
 
     /// Carries out a client's command in its turn of the loop.
     public nonisolated func handle(_ command: Request.Command) async -> Result<Void, ProtocolError> {
-        await withCheckedContinuation { reply in send(command) { reply.resume(returning: $0) } }
+        await handle(command, from: nil)
+    }
+
+    /// Carries out a command of process `sender` (nil: unknown) in its turn of the loop.
+    public nonisolated func handle(_ command: Request.Command, from sender: pid_t?) async -> Result<Void, ProtocolError> {
+        await withCheckedContinuation { reply in send(command, from: sender) { reply.resume(returning: $0) } }
     }
 
     /// Queues a client's command without waiting for it; `reply` gets its outcome.
-    package nonisolated func send(_ command: Request.Command, reply: @escaping @Sendable (Result<Void, ProtocolError>) -> Void) {
-        submit(.command(command, reply: reply))
+    package nonisolated func send(
+        _ command: Request.Command, from sender: pid_t? = nil, reply: @escaping @Sendable (Result<Void, ProtocolError>) -> Void
+    ) {
+        submit(.command(command, sender: sender, reply: reply))
     }
 
     /// Answers a read-only report about the graph and the launches recorded, in the loop's order
@@ -180,7 +195,8 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     /// Call it once.
     public func run() async {
         let watching = watchApp()
-        apply(machine.start(launch: makeLaunchID(), at: now))
+        let held = restoreRecoveries()
+        apply(machine.start(launch: makeLaunchID(), holding: held, at: now))
         for await input in inputs {
             guard !Task.isCancelled else {
                 input.refuse()
@@ -216,8 +232,8 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             if pacer.isDue(at: now) { publishNow() }
         case .flush:
             if pacer.flush(at: now) { publishNow() } else { reschedule() }
-        case .command(let command, let reply):
-            reply(carryOut(command))
+        case .command(let command, let sender, let reply):
+            reply(carryOut(command, from: sender))
             // `alive` moves the heartbeat's deadline, `resume` may start a check.
             reschedule()
         case .query(let report, let reply):
@@ -229,13 +245,14 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         }
     }
 
-    private func carryOut(_ command: Request.Command) -> Result<Void, ProtocolError> {
+    private func carryOut(_ command: Request.Command, from sender: pid_t?) -> Result<Void, ProtocolError> {
         switch command {
         case .retry:
             let crashLoop = machine.error?.code == .appCrashLoop
             let result = change(.retry)
             if crashLoop, case .success = result {
                 app?.watch.forgetRecoveries()
+                saveRecoveries(crashLoop: false)
                 logger.notice("retry after the app's crash loop: the count starts again and the app is started")
             }
             return result
@@ -249,6 +266,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         case .route(let route): return appReported(route: route)
         case .resume: return resume()
         case .complete(let step):
+            if let refusal = replacedAppSent(step, from: sender) { return .failure(refusal) }
             return commands.complete(step, graph: machine.graph, plugins: plugins)
         case .action(let name):
             return quickInput(.action(name))
@@ -289,13 +307,19 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             if reason == .relaunch { reason = .reload }
         }
         endCheck()
+        if machine.phase != .finished {
+            // A launch in place of the one that is up (the app died before its first frame):
+            // that one's attempts end here.
+            for task in running.values { task.cancel() }
+            running = [:]
+        }
         // Computed before the launch starts: its start forgets the route (`.launchStarted`).
         let place = reason.recoversApp ? restoration() : nil
         apply(machine.start(launch: makeLaunchID(), reason: reason, holding: holding, restoring: place, at: now))
     }
 
     /// A phase command: applied with its actions, or refused with nothing changed.
-    private func change(_ command: LaunchMachine.Command) -> Result<Void, ProtocolError> {
+    func change(_ command: LaunchMachine.Command) -> Result<Void, ProtocolError> {
         do {
             apply(try machine.apply(command, at: now))
             return .success(())
@@ -327,8 +351,11 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
                 history.record(event, of: machine, atMs: (now - machine.launchStartedAt).milliseconds)
                 switch event {
                 case .phaseChanged: phaseChanged = true
-                case .launchStarted:
-                    app?.watch.disarm()
+                case .launchStarted(_, let reason):
+                    // The app process this launch replaces (a hung one is killed by its app step).
+                    let replaced = reason.recoversApp ? app?.watch.unit?.mainPID : nil
+                    app?.replaced = replaced
+                    app?.watch.launchBegan()
                     app?.route = nil
                 case .launchFinished(_, let destination, _):
                     commands.launchFinished(graph: machine.graph)

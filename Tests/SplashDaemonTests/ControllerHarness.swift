@@ -23,16 +23,19 @@ struct ControllerHarness {
     init(
         _ steps: [StepSpec], settings: SplashSettings, plugins: [String: any StepPlugin] = [:],
         publishInterval: Duration = .zero, board: SignalBoard = SignalBoard(), completing: (any SignalCompleting)? = nil,
-        app: AppLink? = nil, builtins: BuiltinServices? = nil
+        app: AppLink? = nil, builtins: BuiltinServices? = nil, logger: Logger? = nil
     ) throws {
         self.board = board
         var all = plugins
         all["signal"] = SignalPlugin(board: board)
         if let app {
-            all[BuiltinPlugin.appStart.name] = AppStartPlugin(unit: app.settings.unit, bus: app.bus)
+            all[BuiltinPlugin.appStart.name] = AppStartPlugin(unit: app.settings.unit, bus: app.bus, queued: app.queued)
         }
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
+        let logger = logger ?? {
+            var logger = Logger(label: "test")
+            logger.logLevel = .critical
+            return logger
+        }()
         let graph = try StepGraph(steps: steps)
         let launches = LaunchCounter()
         controller = LaunchController(

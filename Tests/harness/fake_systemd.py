@@ -3,13 +3,15 @@
 when the tests have no systemd as PID 1 (the browser tests, `make bench-app`).
 
 Serves org.freedesktop.systemd1 on the bus at argv[1]: the Manager's Subscribe, StartUnit,
-RestartUnit and KillUnit, and one unit (argv[2]) whose ActiveState, SubState and Job are read with
-org.freedesktop.DBus.Properties and change with PropertiesChanged, as systemd's do. Runs with
-Debian's python3-dbus and python3-gi (/usr/bin/python3).
+RestartUnit and KillUnit and its JobRemoved signal, and one unit (argv[2]) whose ActiveState,
+SubState and Job are read with org.freedesktop.DBus.Properties and change with PropertiesChanged
+(with their values), as systemd's do. Runs with Debian's python3-dbus and python3-gi
+(/usr/bin/python3).
 
 Each call is printed as a line `call METHOD UNIT`. Lines on stdin drive the unit: `exit` (it
-stops by itself: inactive/dead), `fail` (failed/failed), `stop` (a stop someone asked for: a job
-while it goes down). A start or restart makes it active/running.
+stops by itself: inactive/dead), `fail` (failed/failed), `stop` (a stop someone asked for, as
+systemd 252 sends it: down with the job, JobRemoved, the job gone). A start or restart is a job
+too: the unit active/running with it, JobRemoved `done`, then without it.
 """
 
 import sys
@@ -64,6 +66,26 @@ class Manager(dbus.service.Object):
     def __init__(self, bus, unit):
         super().__init__(bus, "/org/freedesktop/systemd1")
         self.unit = unit
+        self.jobs = 0
+
+    @dbus.service.signal(MANAGER, signature="uoss")
+    def JobRemoved(self, id, job, unit, result):
+        pass
+
+    def job(self, active, sub):
+        """A job that brings the unit to ACTIVE/SUB: its path now, its signals from the main loop."""
+        self.jobs += 1
+        id = self.jobs
+        path = dbus.ObjectPath("/org/freedesktop/systemd1/job/%d" % id)
+
+        def run():
+            self.unit.set(active, sub, id)
+            self.JobRemoved(dbus.UInt32(id), path, self.unit.name, "done")
+            self.unit.set(active, sub)
+            return False
+
+        GLib.idle_add(run)
+        return path
 
     def record(self, method, name):
         print("call", method, name, flush=True)
@@ -80,16 +102,13 @@ class Manager(dbus.service.Object):
     def StartUnit(self, name, mode):
         self.record("StartUnit", name)
         self.check(name)
-        if self.unit.active != "active":
-            GLib.idle_add(self.unit.set, "active", "running")
-        return dbus.ObjectPath("/org/freedesktop/systemd1/job/1")
+        return self.job("active", "running")
 
     @dbus.service.method(MANAGER, in_signature="ss", out_signature="o")
     def RestartUnit(self, name, mode):
         self.record("RestartUnit", name)
         self.check(name)
-        GLib.idle_add(self.unit.set, "active", "running")
-        return dbus.ObjectPath("/org/freedesktop/systemd1/job/2")
+        return self.job("active", "running")
 
     @dbus.service.method(MANAGER, in_signature="ssi", out_signature="")
     def KillUnit(self, name, whom, signal):
@@ -103,7 +122,7 @@ def main():
     bus = dbus.bus.BusConnection(sys.argv[1])
     bus.request_name("org.freedesktop.systemd1")
     unit = Unit(bus, sys.argv[2])
-    Manager(bus, unit)
+    manager = Manager(bus, unit)
     loop = GLib.MainLoop()
 
     def drive():
@@ -114,7 +133,14 @@ def main():
             elif command == "fail":
                 GLib.idle_add(unit.set, "failed", "failed")
             elif command == "stop":
-                GLib.idle_add(lambda: (unit.set("deactivating", "stop-sigterm", 7), unit.set("inactive", "dead")) and False)
+                def stop():
+                    manager.jobs += 1
+                    id = manager.jobs
+                    unit.set("inactive", "dead", id)
+                    manager.JobRemoved(dbus.UInt32(id), dbus.ObjectPath("/org/freedesktop/systemd1/job/%d" % id), unit.name, "done")
+                    unit.set("inactive", "dead")
+                    return False
+                GLib.idle_add(stop)
         GLib.idle_add(loop.quit)
 
     threading.Thread(target=drive, daemon=True).start()

@@ -7,18 +7,36 @@
 // (docs/benchmarks.md). Every function returns 0 or a negative errno, with a message in `err`.
 #include <stddef.h>
 
+#include <stdint.h>
+
+enum splashd_unit_event_kind {
+    SPLASHD_UNIT_EVENT_STATE = 0,       // the unit's state, as one signal (or GetAll) had it
+    SPLASHD_UNIT_EVENT_JOB_REMOVED = 1, // systemd's JobRemoved for a job of the unit
+};
+
 typedef struct {
+    int kind; // enum splashd_unit_event_kind
+    /// ActiveState and SubState (a state event).
     char active_state[32];
     char sub_state[32];
-    /// Whether a job is queued for the unit (someone asked to start, stop or restart it).
-    int has_job;
-} splashd_unit_state;
+    /// A state event: the unit's Job id (0: none queued). JobRemoved: the job's id.
+    uint32_t job;
+    /// The service's MainPID (a state event; 0: none).
+    uint32_t main_pid;
+    /// A state event: the service's Result (`success`, `exit-code`, …). JobRemoved: the job's
+    /// result (`done`, `canceled`, `failed`, …).
+    char result[32];
+} splashd_unit_event;
 
-typedef void (*splashd_unit_callback)(void *context, const splashd_unit_state *state);
+typedef void (*splashd_unit_callback)(void *context, const splashd_unit_event *event);
 
-/// Watches `unit` on the system bus: calls `callback` with its state at once and after every
-/// change systemd reports (org.freedesktop.DBus.Properties.PropertiesChanged, after Subscribe),
-/// until `stop_fd` is readable (returns 0) or the bus connection fails (returns -errno).
+/// Watches `unit` on the system bus until `stop_fd` is readable (returns 0) or the bus connection
+/// fails (returns -errno). Calls `callback` with the unit's state at once (GetAll of the Unit and
+/// the Service interfaces), then with the values of every change systemd sends (the
+/// PropertiesChanged signals, after Subscribe: the Service interface's are kept and go out with
+/// the Unit interface's that systemd sends right after them), and with every JobRemoved of the
+/// unit's jobs, in the order systemd sent them. The values are never read again after a signal:
+/// they belong together as systemd sent them.
 int splashd_bus_watch_unit(const char *unit, int stop_fd, splashd_unit_callback callback, void *context,
                            char *err, size_t err_length);
 
@@ -29,7 +47,8 @@ enum splashd_unit_method {
 };
 
 /// Calls `method` on `unit` over a connection of its own; returns once systemd answered (a
-/// start or restart job is then queued, not necessarily done).
-int splashd_bus_unit_call(int method, const char *unit, char *err, size_t err_length);
+/// start or restart job is then queued, not necessarily done). `job`, when not NULL, gets the id
+/// of that job (0 for KillUnit, or when systemd's answer names none).
+int splashd_bus_unit_call(int method, const char *unit, uint32_t *job, char *err, size_t err_length);
 
 #endif
