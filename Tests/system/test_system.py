@@ -2,7 +2,7 @@
 PID 1, in one container through all of them (conftest.py, container.py).
 
 The checks are defined in the order they run, which is not their numbers': 0, 1, 2, 3, 6, 5, 7, 9,
-10, 16, 18, 4, 8, 11, then the package's life 12, 13, 14, 17, 19, 15. Each runs on the state the ones
+10, 16, 18, 20, 4, 8, 11, then the package's life 12, 13, 14, 17, 19, 15. Each runs on the state the ones
 before it left (`needs=`: the checks whose state it uses; with -k it is skipped unless they are
 selected too), and a failed check does not stop the later ones.
 
@@ -29,7 +29,7 @@ import pytest
 
 import configs
 from container import (LAUNCH_FINISHED_ID, LAUNCH_STARTED_ID, LEGACY, Container, about, count_lines, daemon, field,
-                       in_list, jc, jr, json_objects, lines, message, ms_since, num, paste, squeeze, tdiv)
+                       in_list, jc, jr, json_objects, lines, message, ms_since, msg, num, paste, squeeze, tdiv)
 
 TOML = "/etc/splashd/splashd.toml"
 UNITS3 = ("splashd.socket", "splashd.service", "splashd-finished.service")
@@ -848,6 +848,155 @@ def test_18_app_life(ct: Container, verdict):
     verdict.ev(f"after the test: app processes: {out or 'none'}, unit {ct.prop('systest-kiosk.service', 'ActiveState')}")
     if out:
         verdict.bad(f"app processes are left: {out}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Check 20: the app watch made exact (issue 34): what systemd says happened, not a snapshot.
+
+APP_EXITED_ID = "8347258ac1cd457dbb6020f3fd5cd5ca"
+APP_HUNG_ID = "678ed15ddeb044ee82aaf32c8eccc3a2"
+
+
+def recoveries_since(ct: Container, cursor: str) -> list[str]:
+    """The app-exited and app-hung records after the cursor, as their messages."""
+    entries = ct.since(cursor, daemon() & (field("MESSAGE_ID", APP_EXITED_ID) | field("MESSAGE_ID", APP_HUNG_ID)))
+    return [msg(entry) for entry in entries]
+
+
+def broken_app_loops(ct: Container, verdict, mode: str) -> None:
+    """The app in MODE (kiosk-app.py) from a relaunch on: every start a recovery, the sixth an
+    app-crash-loop, with no launch left waiting for a first frame that never comes; then the app
+    mended and Retry."""
+    # Stopped first: the relaunch's start of a running app would do nothing.
+    ct.cl("systemctl", "stop", "systest-kiosk.service")
+    ct.write_file("/srv/systest/kiosk-mode", 0o644, mode + "\n")
+    before = ct.cursor()
+    if not ct.cl("splashctl", "relaunch"):
+        verdict.bad(f"{mode}: relaunch refused")
+    # Each start is a recovery the moment the app dies: five recoveries take seconds, not the
+    # launch's 1-minute timeout each (before, each waited for a first frame that never came).
+    record = ct.jwait(600, before, daemon() & field("MESSAGE_ID", "de49cae7e4d34c2bbb79294fc7bce06d"))
+    st = ct.state()
+    recovered = recoveries_since(ct, before)
+    timeouts = ct.since_messages(before, daemon() & message("no result within"))
+    verdict.ev(f"{mode}: {len(recovered)} recoveries, then {jr(st, 'phase')} {jr(st, 'error', 'code')}; "
+               f"step timeouts: {timeouts or 'none'}")
+    if record is None or jr(st, "error", "code") != "app-crash-loop":
+        verdict.bad(f"{mode}: the app that keeps dying did not end in app-crash-loop")
+    if len(recovered) != 6:
+        verdict.bad(f"{mode}: {len(recovered)} app-exited records, not 6 (5 recoveries and the loop): {recovered}")
+    if timeouts:
+        verdict.bad(f"{mode}: a launch waited out a step: {timeouts}")
+    ct.write_file("/srv/systest/kiosk-mode", 0o644, "\n")
+    if not ct.cl("splashctl", "retry"):
+        verdict.bad(f"{mode}: retry refused")
+    if not ct.c("splashctl", "wait", "finished", "--timeout", "5m").ok:
+        verdict.bad(f"{mode}: the launch after Retry did not finish")
+
+
+@check(20, "app-watch-exact", stage="booted", needs=(18,))
+def test_20_app_watch_exact(ct: Container, verdict):
+    saved = ct.files / "config-before-app-watch.toml"
+    try:
+        shutil.copy(ct.root / TOML.lstrip("/"), saved)
+    except OSError as error:
+        ct.log(f"cp {TOML}: {error}")
+    ct.write_file("/srv/systest/kiosk-mode", 0o644, "\n")
+    ct.write_file(TOML, 0o644, configs.app())
+    ct.cl("systemctl", "restart", "splashd.service")
+    if not ct.c("splashctl", "wait", "finished", "--timeout", "5m").ok:
+        verdict.bad("the launch with [app] did not finish")
+    # The polkit grant follows the unit the running daemon watches: written as root before it
+    # started, not read from the configuration file at each call (before: a file with a syntax
+    # error, or an [app] edit not applied yet, left the running daemon's recoveries refused).
+    grant = ct.c("stat", "-c", "%U %a %n: ", "/run/splashd-grant", "/run/splashd-grant/app-unit").out.replace("\n", " ")
+    granted = ct.c("cat", "/run/splashd-grant/app-unit").out
+    verdict.ev(f"grant: {grant}{granted}")
+    if granted != "systest-kiosk.service" or "splashd" in grant.split(":")[0]:
+        verdict.bad("the grant file is not root's, or not the running daemon's unit")
+    good = (ct.root / TOML.lstrip("/")).read_text(encoding="utf-8")
+    ct.write_file(TOML, 0o644, good + "\n[broken\n")
+    recovery = SimpleNamespace(ms=None, pids="")
+    if app_recovery(ct, verdict, recovery, "KILL", "app-exited"):
+        verdict.ev(f"a syntax error in the file: the crash still recovered, app {recovery.pids}")
+    ct.write_file(TOML, 0o644, good.replace('unit = "systest-kiosk.service"', 'unit = "systest-other.service"'))
+    other = ct.as_user("splashd", "systemctl", "--no-ask-password", "restart", "systest-other.service", merge=True)
+    mine = ct.as_user("splashd", "systemctl", "--no-ask-password", "kill", "-s", "CONT", "systest-kiosk.service", merge=True)
+    verdict.ev(f"[app] edited to another unit, not applied: restart of it exit {other.rc}, kill of the watched unit exit {mine.rc}")
+    if other.rc == 0 or mine.rc != 0:
+        verdict.bad("an edit not applied widened or broke the grant")
+    ct.write_file(TOML, 0o644, good)
+    # A hang that is not a freeze (SIGHUP: alive every 30 s, against heartbeat 3s): one hang is one
+    # restart. The old process's complete of the app-hung launch's first frame does not count, and
+    # splashd's own kill of it is no crash (before: it finished that launch before the new process
+    # drew, and its SIGKILL was seen as a crash: a second, app-exited launch).
+    old_pid = ct.prop("systest-kiosk.service", "MainPID")
+    before = ct.cursor()
+    ct.c("kill", "-HUP", old_pid)
+    hung = ct.jwait(120, before, daemon() & field("MESSAGE_ID", APP_HUNG_ID))
+    done = ct.c("splashctl", "wait", "finished", "--timeout", "5m").ok
+    new_pid = ct.prop("systest-kiosk.service", "MainPID")
+    exits = ct.since(before, daemon() & field("MESSAGE_ID", APP_EXITED_ID))
+    refused = ct.since_messages(before, daemon() & message("^refused complete"))
+    verdict.ev(f"a late heartbeat: {'app-hung' if hung else 'no hang'}, app {old_pid}→{new_pid}, "
+               f"{len(exits)} app-exited after it; the old process's complete: {refused or 'not sent before it was killed'}")
+    if not hung or not done or new_pid in (old_pid, "0") or exits:
+        verdict.bad("one hang was not one restart")
+    # An operator's stop is never a crash, however soon after `finished` or however fast the stop
+    # job (before: 6 of 15 such stops were taken for crashes).
+    before = ct.cursor()
+    loops = 0
+    for _ in range(30):
+        if not (ct.cl("systemctl", "start", "systest-kiosk.service")
+                and ct.c("splashctl", "wait", "finished", "--timeout", "5m").ok
+                and ct.cl("systemctl", "stop", "systest-kiosk.service")):
+            verdict.bad("a start, wait or stop of the loop failed")
+            break
+        loops += 1
+    recovered = recoveries_since(ct, before)
+    verdict.ev(f"start / wait finished / stop, {loops} times: {len(recovered)} recoveries")
+    if recovered:
+        verdict.bad(f"an operator's stop was taken for a crash or a hang: {recovered[:3]}")
+    # A stopped app has no heartbeat to miss (heartbeat 3s: a hang would be told after 9 s; before,
+    # 2.6 s after the stop the app was killed and started again).
+    hang = ct.jwait(20, before, daemon() & message("missed"))
+    state = ct.prop("systest-kiosk.service", "ActiveState")
+    verdict.ev(f"stopped by the operator for 20 s: {'a hang: ' + msg(hang) if hang else 'no hang'}, unit {state}")
+    if hang or state != "inactive":
+        verdict.bad("the stopped app was taken for a hung one or started again")
+    # Without a signal step the launch ends once the start is queued: the unit not started yet is
+    # no crash (before: flagged app-exited 0.6 ms after `finished`, at every start of splashd).
+    ct.write_file(TOML, 0o644, configs.app(first_frame=False))
+    before = ct.cursor()
+    ct.cl("systemctl", "restart", "splashd.service")
+    finished = ct.c("splashctl", "wait", "finished", "--timeout", "5m").ok
+    job = ct.wait_start_job(300, before, "systest-kiosk.service")
+    # A false recovery would be a second launch, begun at once: wait for whatever launch is last.
+    finished = ct.c("splashctl", "wait", "finished", "--timeout", "5m").ok and finished
+    up = finished and job == "done" and ct.prop("systest-kiosk.service", "ActiveState") == "active"
+    recovered = recoveries_since(ct, before)
+    verdict.ev(f"no signal step: finished, the app's start job {job or 'not seen'}, unit "
+               f"{ct.prop('systest-kiosk.service', 'ActiveState')}, {len(recovered)} recoveries")
+    if not up or recovered:
+        verdict.bad(f"without a signal step the healthy app was recovered: {recovered[:3]}")
+    ct.write_file(TOML, 0o644, configs.app())
+    ct.cl("systemctl", "restart", "splashd.service")
+    if not ct.c("splashctl", "wait", "finished", "--timeout", "5m").ok:
+        verdict.bad("the launch with [app] did not finish")
+    # An app that dies before its first frame, at every start: recovered at once each time, and
+    # app-crash-loop after max_restarts (before: never; a launch waited 30 s for first-frame and
+    # went to step-failed, again and again). And one that dies after a random 0-2 s.
+    broken_app_loops(ct, verdict, "exit-at-start")
+    broken_app_loops(ct, verdict, "exit-random")
+    # Nothing left behind.
+    ct.cl("systemctl", "stop", "systest-kiosk.service")
+    try:
+        shutil.copy(saved, ct.root / TOML.lstrip("/"))
+    except OSError as error:
+        ct.log(f"cp {saved}: {error}")
+    ct.cl("systemctl", "restart", "splashd.service")
+    if not ct.c("splashctl", "wait", "finished", "--timeout", "5m").ok:
+        verdict.bad("the launch with the earlier configuration did not finish")
 
 
 # ---------------------------------------------------------------------------------------------
