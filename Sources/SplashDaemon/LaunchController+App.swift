@@ -54,6 +54,8 @@ struct AppLife: Sendable {
     var screen: Destination.Screen?
     /// The watch lost the bus: logged once until it is back.
     var busLost = false
+    /// The watch is connected and has sent the unit's state since.
+    var connected = false
     /// In a launch that recovers the app: the main process of the app it replaces (`MainPID` as
     /// systemd last said), whose `complete`s no longer count.
     var replaced: UInt32?
@@ -92,10 +94,12 @@ extension LaunchController {
                 )
                 app.busLost = true
             }
+            app.connected = false
             verdict = nil
         case .state(let state):
-            let afterGap = app.busLost
-            if afterGap {
+            let afterGap = !app.connected
+            app.connected = true
+            if app.busLost {
                 logger.notice("watching the app's unit again", metadata: ["unit": "\(app.unit)"])
                 app.busLost = false
             }

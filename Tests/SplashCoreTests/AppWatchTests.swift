@@ -47,6 +47,23 @@ import Testing
         #expect(watch.unitChanged(failed, at: .seconds(1)) == .recover(.appExited))
     }
 
+    /// Found with the fake systemd: the start's JobRemoved came before the watch's first
+    /// connection had its match, and the app was never watched.
+    @Test func aStartWhoseJobEndedBeforeTheWatchConnectedCounts() {
+        var watch = AppWatch(settings: AppSettings(unit: "a.service"))
+        watch.launchBegan()
+        // The connection's first state, read after the job ended unseen; the start's answer after it.
+        #expect(watch.unitChanged(running, at: .zero, afterGap: true) == nil)
+        #expect(watch.startQueued(job: 3, at: .zero) == nil)
+        #expect(watch.stage == .running)
+        #expect(watch.unitChanged(failed, at: .seconds(1)) == .recover(.appExited))
+        // Not so for a state that is not a connection's first: it may be from before the start.
+        watch.launchBegan()
+        _ = watch.unitChanged(running, at: .seconds(2))
+        _ = watch.startQueued(job: 4, at: .seconds(2))
+        #expect(watch.stage == .starting)
+    }
+
     @Test func anAppThatDiesBeforeItsFirstFrameIsARecoveryAndThenACrashLoop() {
         var watch = AppWatch(settings: AppSettings(unit: "a.service", maxRestarts: 2))
         var verdicts: [AppWatch.Verdict?] = []

@@ -93,6 +93,9 @@ public struct AppWatch: Sendable {
     /// The start job this launch's `app` step queued, until it ends (0: its id is unknown, so
     /// the unit seen running without a job stands for its end).
     public private(set) var startJob: UInt32?
+    /// The last state is the first of a connection to the bus (the watch's start, or its return),
+    /// read after jobs may have ended unseen.
+    private var stateFromConnect = false
     /// Jobs of the unit that ended this launch before the start that queued them was known
     /// (systemd's signals and the reply to the start come over different connections).
     private var endedJobs: [UInt32: String] = [:]
@@ -132,7 +135,9 @@ public struct AppWatch: Sendable {
         guard stage == .starting else { return nil }
         if job != 0, let result = endedJobs.removeValue(forKey: job) { return startEnded(result, at: now) }
         startJob = job
-        if job == 0, let unit, !unit.isDown, !unit.hasJob { return startEnded("done", at: now) }
+        // Its id unknown, or its JobRemoved possibly sent before the watch was connected (the
+        // state read then is newer than the start): the unit running without a job says it ended.
+        if job == 0 || stateFromConnect, let unit, !unit.isDown, !unit.hasJob { return startEnded("done", at: now) }
         return nil
     }
 
@@ -150,10 +155,11 @@ public struct AppWatch: Sendable {
         return nil
     }
 
-    /// systemd reported the unit's state. `afterGap`: the first state after the watch's connection
-    /// to the bus came back, when jobs may have ended unseen.
+    /// systemd reported the unit's state. `afterGap`: the first state of a connection to the bus
+    /// (the watch's first, or after it was lost), when jobs may have ended unseen.
     public mutating func unitChanged(_ state: UnitState, at now: Duration, afterGap: Bool = false) -> Verdict? {
         unit = state
+        stateFromConnect = afterGap
         if state.hasJob {
             stopRequested = true
         } else if !state.isDown {
