@@ -110,7 +110,7 @@ extension Splashd {
         @OptionGroup var common: CommonOptions
 
         @Flag(
-            help: "Print only [app]'s unit (nothing when there is no [app]): what the shipped polkit rule lets splashd start, restart and kill."
+            help: "Print only [app]'s unit (nothing when there is no [app]): the unit a daemon started with this configuration watches, and may start, restart and kill."
         )
         var printAppUnit = false
 
