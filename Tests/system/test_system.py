@@ -704,6 +704,18 @@ def test_16_splashctl_logs(ct: Container, verdict):
 # Check 18: the app's life (SPEC §14) under systemd as PID 1, through the shipped polkit grant.
 
 
+def restore_without_app(ct: Container, verdict, saved: Path) -> None:
+    """The app's unit stopped, the configuration SAVED back, splashd restarted on it."""
+    ct.cl("systemctl", "stop", "systest-kiosk.service")
+    try:
+        shutil.copy(saved, ct.root / TOML.lstrip("/"))
+    except OSError as error:
+        ct.log(f"cp {saved}: {error}")
+    ct.cl("systemctl", "restart", "splashd.service")
+    if not ct.c("splashctl", "wait", "finished", "--timeout", "5m").ok:
+        verdict.bad("the launch with the earlier configuration did not finish")
+
+
 def app_recovery(ct: Container, verdict, app: SimpleNamespace, sig: str, reason: str) -> bool:
     """One recovery: SIG to the app's main process, then the launch with REASON, a new app,
     finished. app.ms: how long after the signal the launch started (from the daemon's journal
@@ -836,14 +848,7 @@ def test_18_app_life(ct: Container, verdict):
     history = lines(ct.c("splashctl", "history").stdout)[-3:]
     verdict.ev(f"history: {' '.join((line.split() + ['', '', ''])[2] for line in history)}")
     # Nothing left behind: the app stopped, the earlier configuration back.
-    ct.cl("systemctl", "stop", "systest-kiosk.service")
-    try:
-        shutil.copy(saved, ct.root / TOML.lstrip("/"))
-    except OSError as error:
-        ct.log(f"cp {saved}: {error}")
-    ct.cl("systemctl", "restart", "splashd.service")
-    if not ct.c("splashctl", "wait", "finished", "--timeout", "30s").ok:
-        verdict.bad("the launch with the earlier configuration did not finish")
+    restore_without_app(ct, verdict, saved)
     out = ct.c("pgrep", "-af", "kiosk-app.py").out
     verdict.ev(f"after the test: app processes: {out or 'none'}, unit {ct.prop('systest-kiosk.service', 'ActiveState')}")
     if out:
@@ -989,14 +994,7 @@ def test_20_app_watch_exact(ct: Container, verdict):
     broken_app_loops(ct, verdict, "exit-at-start")
     broken_app_loops(ct, verdict, "exit-random")
     # Nothing left behind.
-    ct.cl("systemctl", "stop", "systest-kiosk.service")
-    try:
-        shutil.copy(saved, ct.root / TOML.lstrip("/"))
-    except OSError as error:
-        ct.log(f"cp {saved}: {error}")
-    ct.cl("systemctl", "restart", "splashd.service")
-    if not ct.c("splashctl", "wait", "finished", "--timeout", "5m").ok:
-        verdict.bad("the launch with the earlier configuration did not finish")
+    restore_without_app(ct, verdict, saved)
 
 
 # ---------------------------------------------------------------------------------------------
