@@ -437,7 +437,8 @@ def test_05_watchdog(ct: Container, verdict):
 
     before = ct.cursor()
     stopped_ns = time.time_ns()
-    if not ct.c("kill", "-STOP", pid).ok:
+    # Never `kill 0` (the test's own process group, through nsenter).
+    if not pid.isdigit() or int(pid) <= 1 or not ct.c("kill", "-STOP", pid).ok:
         verdict.bad("could not SIGSTOP the daemon")
     if ct.jwait(60, before, about("splashd.service") & message("Watchdog timeout")):
         verdict.ev(f"systemd: 'Watchdog timeout' {ms_since(stopped_ns)} ms after SIGSTOP")
@@ -716,14 +717,24 @@ def restore_without_app(ct: Container, verdict, saved: Path) -> None:
         verdict.bad("the launch with the earlier configuration did not finish")
 
 
+def signal_app(ct: Container, verdict, sig: str) -> str:
+    """SIG to the app's main process; its pid. Never `kill 0`: with the unit not running
+    (MainPID 0), that would signal the test's own process group, through nsenter."""
+    pid = ct.prop("systest-kiosk.service", "MainPID")
+    if not pid.isdigit() or int(pid) <= 1:
+        verdict.bad(f"SIG{sig}: the app's unit has no main process (MainPID {pid!r})")
+        return pid
+    ct.c("kill", f"-{sig}", pid)
+    return pid
+
+
 def app_recovery(ct: Container, verdict, app: SimpleNamespace, sig: str, reason: str) -> bool:
     """One recovery: SIG to the app's main process, then the launch with REASON, a new app,
     finished. app.ms: how long after the signal the launch started (from the daemon's journal
     record); app.pids: the app's pid before → after."""
-    pid = ct.prop("systest-kiosk.service", "MainPID")
     before = ct.cursor()
     sent = time.time_ns()
-    ct.c("kill", f"-{sig}", pid)
+    pid = signal_app(ct, verdict, sig)
     record = ct.jwait(60, before, daemon() & field("MESSAGE_ID", LAUNCH_STARTED_ID) & field("SPLASHD_REASON", reason))
     if not record:
         verdict.bad(f"no launch with reason {reason} after SIG{sig}")
@@ -804,7 +815,9 @@ def test_18_app_life(ct: Container, verdict):
     said = ct.since_messages(hang, daemon() & message("missed"))
     if "the app missed 3 heartbeats (every 3s); killing systest-kiosk.service" not in said:
         verdict.bad(f"the hang was not told by three missed heartbeats: {said!r}")
-    # Six crashes in a row, the recovery count fresh (a restart of splashd forgets it).
+    # Six crashes in a row, the recovery count fresh: its record removed (a restart of splashd
+    # keeps the count, below).
+    ct.c("rm", "-f", "/var/lib/splashd/app-recoveries.json")
     ct.cl("systemctl", "restart", "splashd.service")
     if not ct.c("splashctl", "wait", "finished", "--timeout", "30s").ok:
         verdict.bad("the launch after restarting splashd did not finish")
@@ -813,7 +826,7 @@ def test_18_app_life(ct: Container, verdict):
             break
     verdict.ev(f"crashes 1-5: each recovered, the last {ms_or('')} ms after SIGKILL")
     before = ct.cursor()
-    ct.c("kill", "-KILL", ct.prop("systest-kiosk.service", "MainPID"))
+    signal_app(ct, verdict, "KILL")
     if not ct.c("splashctl", "wait", "error", "--timeout", "15s").ok:
         verdict.bad("the sixth crash did not end in phase error")
     st = ct.state()
@@ -831,6 +844,16 @@ def test_18_app_life(ct: Container, verdict):
         verdict.bad("the app was started again during the crash loop")
     else:
         verdict.ev(f"no start of the app for 60 s; unit {ct.prop('systest-kiosk.service', 'ActiveState')}")
+    # The crash loop outlives a restart of splashd (before: the restart left the error and started
+    # the app; an app whose crashes take splashd down was never held).
+    before = ct.cursor()
+    ct.cl("systemctl", "restart", "splashd.service")
+    held = ct.c("splashctl", "wait", "error", "--timeout", "5m").ok
+    st = ct.state()
+    starts = ct.since(before, about("systest-kiosk.service") & message("^Start"))
+    verdict.ev(f"splashd restarted in the crash loop: {jr(st, 'phase')} {jr(st, 'error', 'code')}, starts of the app: {len(starts)}")
+    if not held or jr(st, "error", "code") != "app-crash-loop" or starts:
+        verdict.bad("a restart of splashd left the crash loop")
     if not ct.cl("splashctl", "retry"):
         verdict.bad("retry refused")
     if not ct.c("splashctl", "wait", "finished", "--timeout", "30s").ok:
@@ -914,10 +937,11 @@ def test_20_app_watch_exact(ct: Container, verdict):
     # The polkit grant follows the unit the running daemon watches: written as root before it
     # started, not read from the configuration file at each call (before: a file with a syntax
     # error, or an [app] edit not applied yet, left the running daemon's recoveries refused).
-    grant = ct.c("stat", "-c", "%U %a %n: ", "/run/splashd-grant", "/run/splashd-grant/app-unit").out.replace("\n", " ")
+    grant = ct.c("stat", "-c", "%U %a %n:", "/run/splashd-grant", "/run/splashd-grant/app-unit").out.replace("\n", " ")
+    owners = ct.c("stat", "-c", "%U", "/run/splashd-grant", "/run/splashd-grant/app-unit").out.split()
     granted = ct.c("cat", "/run/splashd-grant/app-unit").out
-    verdict.ev(f"grant: {grant}{granted}")
-    if granted != "systest-kiosk.service" or "splashd" in grant.split(":")[0]:
+    verdict.ev(f"grant: {grant} {granted}")
+    if granted != "systest-kiosk.service" or owners != ["root", "root"]:
         verdict.bad("the grant file is not root's, or not the running daemon's unit")
     good = (ct.root / TOML.lstrip("/")).read_text(encoding="utf-8")
     ct.write_file(TOML, 0o644, good + "\n[broken\n")
@@ -935,9 +959,8 @@ def test_20_app_watch_exact(ct: Container, verdict):
     # restart. The old process's complete of the app-hung launch's first frame does not count, and
     # splashd's own kill of it is no crash (before: it finished that launch before the new process
     # drew, and its SIGKILL was seen as a crash: a second, app-exited launch).
-    old_pid = ct.prop("systest-kiosk.service", "MainPID")
     before = ct.cursor()
-    ct.c("kill", "-HUP", old_pid)
+    old_pid = signal_app(ct, verdict, "HUP")
     hung = ct.jwait(120, before, daemon() & field("MESSAGE_ID", APP_HUNG_ID))
     done = ct.c("splashctl", "wait", "finished", "--timeout", "5m").ok
     new_pid = ct.prop("systest-kiosk.service", "MainPID")
@@ -985,6 +1008,8 @@ def test_20_app_watch_exact(ct: Container, verdict):
     if not up or recovered:
         verdict.bad(f"without a signal step the healthy app was recovered: {recovered[:3]}")
     ct.write_file(TOML, 0o644, configs.app())
+    # The recovery count fresh: the recoveries above are kept across restarts of splashd.
+    ct.c("rm", "-f", "/var/lib/splashd/app-recoveries.json")
     ct.cl("systemctl", "restart", "splashd.service")
     if not ct.c("splashctl", "wait", "finished", "--timeout", "5m").ok:
         verdict.bad("the launch with [app] did not finish")
