@@ -705,6 +705,24 @@ def test_16_splashctl_logs(ct: Container, verdict):
 # Check 18: the app's life (SPEC §14) under systemd as PID 1, through the shipped polkit grant.
 
 
+# The app's `route` command four times, as the app sends it (it is in group splash): a good
+# route, a 65,400-byte one, a percent-encoded `..` and an encoded `/`; the reply codes.
+ROUTE_PROBE = r"""
+import json, socket
+s = socket.socket(socket.AF_UNIX)
+s.connect("/run/splashd/splashd.sock")
+f = s.makefile("rwb")
+f.readline()
+codes = []
+for route in ["orders/42", "orders/" + "a" * 65400, "orders/%2e%2e/x", "orders%2F..%2Fadmin"]:
+    f.write((json.dumps({"cmd": "route", "route": route}) + "\n").encode())
+    f.flush()
+    reply = json.loads(f.readline())
+    codes.append(reply.get("code", reply.get("type")))
+print(" ".join(codes))
+"""
+
+
 def restore_without_app(ct: Container, verdict, saved: Path) -> None:
     """The app's unit stopped, the configuration SAVED back, splashd restarted on it."""
     ct.cl("systemctl", "stop", "systest-kiosk.service")
@@ -970,6 +988,20 @@ def test_20_app_watch_exact(ct: Container, verdict):
                f"{len(exits)} app-exited after it; the old process's complete: {refused or 'not sent before it was killed'}")
     if not hung or not done or new_pid in (old_pid, "0") or exits:
         verdict.bad("one hang was not one restart")
+    # Routes every state reader can carry (before: a 65,400-byte route made a 65,964-byte state
+    # line, past splashctl's and every renderer's limit, and orders/%2e%2e/x was restored).
+    answers = ct.c("python3", "-c", ROUTE_PROBE).out
+    verdict.ev(f"the app's route command: {answers}")
+    if answers != "ok bad-request bad-request bad-request":
+        verdict.bad("a long or percent-encoded dot route was not refused")
+    # A resume loop cannot flood the journal (before: 3 records a resume, 500 resumes 1,500).
+    before = ct.cursor()
+    for _ in range(30):
+        ct.c("splashctl", "resume", quiet=True)
+    resumes = ct.since(before, daemon() & field("MESSAGE_ID", "7b0884b96f304ef7bdcd21b429f32bb4"))
+    verdict.ev(f"30 resumes: {len(resumes)} resume records")
+    if len(resumes) > 10:
+        verdict.bad("every resume was logged")
     # An operator's stop is never a crash, however soon after `finished` or however fast the stop
     # job (before: 6 of 15 such stops were taken for crashes).
     before = ct.cursor()
