@@ -1050,6 +1050,21 @@ def test_20_app_watch_exact(ct: Container, verdict):
     # went to step-failed, again and again). And one that dies after a random 0-2 s.
     broken_app_loops(ct, verdict, "exit-at-start")
     broken_app_loops(ct, verdict, "exit-random")
+    # The system bus away: the app dies meanwhile (SIGKILL), its missed heartbeats start the
+    # recovery, whose app step cannot reach systemd; once dbus is back, the recovery runs by
+    # itself (before: step-failed, until someone pressed Retry).
+    before = ct.cursor()
+    ct.cl("systemctl", "stop", "dbus.socket", "dbus.service")
+    signal_app(ct, verdict, "KILL")
+    blocked = ct.jwait(300, before, daemon() & message("^step app (attempt [0-9]+ )?failed"))
+    ct.cl("systemctl", "start", "dbus.socket", "dbus.service")
+    back = ct.c("splashctl", "wait", "finished", "--timeout", "5m").ok
+    state = ct.prop("systest-kiosk.service", "ActiveState")
+    said = ct.since_messages(before, daemon() & message("system bus|app failed|lost the watch|watching the app"))
+    verdict.ev(f"dbus stopped, the app killed: {msg(blocked) if blocked else 'the app step never failed'}; "
+               f"dbus back: {'finished' if back else 'not finished'}, app {state}; {said[:300]}")
+    if not blocked or not back or state != "active":
+        verdict.bad("the recovery the bus blocked did not run once it was back")
     # Nothing left behind.
     restore_without_app(ct, verdict, saved)
 
