@@ -61,12 +61,16 @@ public struct AppRecoveryLedger: Sendable {
 
     /// The file's entry for `unit`; nil when there is none (or it is unreadable: `problem` says why).
     public func load(unit: String) -> (entry: Entry?, problem: String?) {
-        guard let bytes = AtomicFile.read(path, limit: 1 << 20) else { return (nil, nil) }
+        // Not through a symbolic link: the file is the daemon's own, in its state directory.
+        guard let bytes = try? FileSystem.readFile(path, limit: 1 << 20, followLinks: false) else { return (nil, nil) }
         guard let entry = try? JSONDecoder().decode(Entry.self, from: Data(bytes)) else {
             return (nil, "\(path) is not a recovery record; the count starts at zero")
         }
         guard entry.unit == unit else { return (nil, nil) }
-        return (entry, nil)
+        var bounded = entry
+        // A file written by other hands holds no more than this daemon would have written.
+        bounded.recoveries = Array(entry.recoveries.suffix(Self.capacity))
+        return (bounded, nil)
     }
 
     /// Replaces the file with `entry`; the error's text when it could not be written.

@@ -395,6 +395,10 @@ func accepted(_ command: Request.Command, by controller: LaunchController<TestCl
         let (entry, problem) = ledger.load(unit: unit)
         #expect(entry == nil)
         #expect(problem?.contains("is not a recovery record") == true)
+        // A record longer than any this daemon writes is read no further than one it would write.
+        let long = (0..<5000).map(String.init).joined(separator: ",")
+        try "{\"unit\":\"\(unit)\",\"recoveries\":[\(long)],\"crash_loop\":false}".write(toFile: ledger.path, atomically: true, encoding: .utf8)
+        #expect(ledger.load(unit: unit).entry?.recoveries.count == 1000)
     }
 
     @Test func aRecoveryGoesBackToTheRouteTheAppReportedWhenTheConfigStillRoutesThere() async throws {
