@@ -246,7 +246,8 @@ let package = Package(
         .executableTarget(
             name: "splashd-kms",
             dependencies: [
-                "SplashKMS", "SplashDraw", "SplashClient", "SplashCore", "SplashSupport", "SplashSystemd", "SplashTheme",
+                "SplashKMS", "SplashDraw", "SplashClient", "SplashCore", "SplashSupport", "SplashSystemd", "SplashTheme", "CLinuxShims",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -275,7 +276,7 @@ let package = Package(
             exclude: ["References"], swiftSettings: strict
         ),
         // The native renderer's parts that need no display: the display lock, the panel's turn.
-        .testTarget(name: "SplashKMSTests", dependencies: ["SplashKMS", "SplashDraw", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SplashKMSTests", dependencies: ["SplashKMS", "SplashDraw", "SplashCore", "SplashTheme", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "SplashPluginsTests",
             dependencies: ["SplashPlugins", "TestSupport", .product(name: "Logging", package: "swift-log")],

@@ -14,6 +14,28 @@ public enum SplashRotation: Int, Sendable, CaseIterable {
     public func upright(width: Double, height: Double) -> (width: Double, height: Double) {
         self == .quarter || self == .threeQuarters ? (height, width) : (width, height)
     }
+
+    /// Where a point of the upright picture lands on a buffer of `width` × `height` turned so
+    /// (what `SplashPainter.draw` does with cairo's transform).
+    public func buffer(x: Double, y: Double, width: Double, height: Double) -> (x: Double, y: Double) {
+        switch self {
+        case .none: (x, y)
+        case .quarter: (width - y, x)
+        case .half: (width - x, height - y)
+        case .threeQuarters: (y, height - x)
+        }
+    }
+
+    /// Where a point of the buffer (a touch, in the output's own pixels) is in the upright
+    /// picture: the inverse of `buffer(x:y:width:height:)`.
+    public func upright(x: Double, y: Double, width: Double, height: Double) -> (x: Double, y: Double) {
+        switch self {
+        case .none: (x, y)
+        case .quarter: (y, width - x)
+        case .half: (width - x, height - y)
+        case .threeQuarters: (height - y, x)
+        }
+    }
 }
 
 /// Draws a theme's splash with cairo, pango and librsvg: SPEC §10's page, in pixels.

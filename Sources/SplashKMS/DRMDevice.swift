@@ -58,6 +58,14 @@ public final class DRMDevice {
     /// Gives DRM master up, so the app may take the display (the last frame stays scanned out).
     public func dropMaster() { _ = drmDropMaster(fd) }
 
+    /// Becomes DRM master again: true at once when no other process is (the app died, or was
+    /// killed); false while one is. Without `CAP_SYS_ADMIN` (the shipped unit has none) the kernel
+    /// allows it only to a descriptor that was master before (Linux 5.10's `was_master`): a
+    /// renderer that opened the device while the app had it gets `EACCES`, and opens it anew.
+    public func setMaster() -> (gained: Bool, error: Int32) {
+        drmSetMaster(fd) == 0 ? (true, 0) : (false, errno)
+    }
+
     /// `DRM_IOCTL_MODE_CLOSEFB` (Linux 6.8): `DRM_IOWR(0xD0, struct drm_mode_closefb)`, a
     /// framebuffer's id and 4 bytes of padding. Debian 12's libdrm does not know it yet.
     static let closeFramebufferRequest: UInt = (3 << 30) | (8 << 16) | (UInt(UInt8(ascii: "d")) << 8) | 0xD0
@@ -86,6 +94,9 @@ public final class DRMDevice {
         /// How the panel is mounted (the connector's `panel orientation` property), as the turn
         /// that makes the picture upright on it; nil when the connector does not say.
         public var panelRotation: SplashRotation?
+        /// The panel's physical size in millimetres (0 when the connector does not say).
+        public var widthMM: Int = 0
+        public var heightMM: Int = 0
         var mode: drmModeModeInfo
         public var width: Int { Int(mode.hdisplay) }
         public var height: Int { Int(mode.vdisplay) }
@@ -116,7 +127,7 @@ public final class DRMDevice {
             let type = drmModeGetConnectorTypeName(c.connector_type).map { String(cString: $0) } ?? "Unknown"
             outputs.append(OutputInfo(name: "\(type)-\(c.connector_type_id)", connector: c.connector_id, crtc: crtc,
                                       panelRotation: panelOrientation(of: c.connector_id).flatMap(Self.rotation(forPanelOrientation:)),
-                                      mode: mode))
+                                      widthMM: Int(c.mmWidth), heightMM: Int(c.mmHeight), mode: mode))
         }
         return outputs
     }

@@ -38,6 +38,13 @@ public final class DRMOutput {
             image = SplashImage(data: mapped, width: width, height: height, stride: Int(pitch))
         }
 
+        /// Removes the framebuffer (RMFB): only for one not on screen, which the kernel would
+        /// otherwise turn off.
+        func remove() {
+            if framebuffer != 0 { _ = drmModeRmFB(fd, framebuffer) }
+            framebuffer = 0
+        }
+
         deinit {
             image = nil
             if let memory { munmap(memory, Int(size)) }
@@ -86,20 +93,46 @@ public final class DRMOutput {
 
     fileprivate func flipped() { flipPending = false }
 
-    /// Closes this output's framebuffers with `CLOSEFB`, so the process may exit while one is
-    /// still on screen: the output keeps showing it, where closing the device would have turned
-    /// the output off. False where the kernel lacks `CLOSEFB` (docs/renderer-kms.md).
-    public func closeFramebuffers() -> Bool {
-        buffers.allSatisfy { device.closeFramebuffer($0.framebuffer) }
+    /// The next frame sets the mode again instead of flipping: the CRTC was another process's
+    /// since (the app's frame, or off once the app died).
+    public func needsModeSet() {
+        shown = false
+        flipPending = false
+    }
+
+    /// Lets the framebuffers go once the app has the display: one no longer on screen is removed;
+    /// one still on screen is closed with `CLOSEFB` where the kernel has it (it stays on screen).
+    /// Returns false when one is still on screen and had to be kept (no `CLOSEFB`): the output
+    /// is to be released again once something else shows there.
+    public func release() -> Bool {
+        let current = scannedOut
+        var kept = false
+        for buffer in buffers where buffer.framebuffer != 0 {
+            if buffer.framebuffer == current {
+                if device.closeFramebuffer(buffer.framebuffer) {
+                    buffer.framebuffer = 0
+                } else {
+                    kept = true
+                }
+            } else {
+                buffer.remove()
+            }
+        }
+        return !kept
+    }
+
+    /// The framebuffer the output's CRTC scans out now (0: none, or the CRTC is off).
+    private var scannedOut: UInt32 {
+        guard let crtc = drmModeGetCrtc(device.fd, info.crtc) else { return 0 }
+        defer { drmModeFreeCrtc(crtc) }
+        return crtc.pointee.buffer_id
     }
 
     /// Whether the output still scans out one of this renderer's frames (false once another
     /// process, the app, has set its own framebuffer on the CRTC, or turned it off).
     public var showsOwnFrame: Bool {
-        guard let crtc = drmModeGetCrtc(device.fd, info.crtc) else { return false }
-        defer { drmModeFreeCrtc(crtc) }
-        let current = crtc.pointee.buffer_id
-        return buffers.contains { $0.framebuffer == current }
+        let current = scannedOut
+        return current != 0 && buffers.contains { $0.framebuffer == current }
     }
 }
 

@@ -1,15 +1,88 @@
 import CLibinput
+import CUdev
 import Glibc
 
+/// An input device as the renderer matches it to an output: its node, its name, what udev says
+/// of it, and its physical size.
+public struct InputDeviceInfo: Sendable, Equatable {
+    /// `/dev/input/event3`.
+    public var node: String
+    /// The kernel's name of it: `QEMU Virtio Tablet`, `ILITEK ILITEK-TP`.
+    public var name: String
+    /// udev's `WL_OUTPUT` property: the output a rule says the device is on (as Weston and
+    /// wlroots read it).
+    public var outputName: String?
+    /// udev's `ID_INPUT_TOUCHSCREEN`.
+    public var isTouchscreen: Bool
+    /// The device's size in millimetres (libinput's), 0 when it has none (a tablet without a
+    /// resolution, a mouse).
+    public var widthMM: Double
+    public var heightMM: Double
+
+    public init(node: String, name: String = "", outputName: String? = nil, isTouchscreen: Bool = false,
+                widthMM: Double = 0, heightMM: Double = 0) {
+        self.node = node
+        self.name = name
+        self.outputName = outputName
+        self.isTouchscreen = isTouchscreen
+        self.widthMM = widthMM
+        self.heightMM = heightMM
+    }
+}
+
 /// What the user did on an input device, in the terms the renderer acts on.
-public enum InputAction: Sendable, Equatable {
-    /// A touch, or a pointer's button press, at this point of the first output (pixels, the
-    /// buffer's own coordinates).
-    case press(x: Double, y: Double)
+public enum InputEvent: Sendable, Equatable {
+    /// A touch, or a pointer's button press, at this point of the device's area: 0...1 across
+    /// and down, in the panel's own orientation (the buffer's, not the turned picture's).
+    case press(x: Double, y: Double, device: InputDeviceInfo)
     /// Enter (or the keypad's, or space): the focused button.
     case activate
     /// Tab, or an arrow key: the next (or previous) button.
     case focusNext, focusPrevious
+}
+
+/// Which output an input device's presses belong to, in this order:
+/// 1. the operator's `--touch DEVICE=OUTPUT` (DEVICE: the device's name or its node);
+/// 2. udev's `WL_OUTPUT` property on the device (a udev rule, as for Weston and wlroots);
+/// 3. a touch screen whose physical size is that of exactly one output (within 5 %, either way
+///    round);
+/// 4. the first output.
+public struct TouchMapping: Sendable, Equatable {
+    /// Device (name or node) → output name.
+    public var overrides: [String: String]
+
+    public init(overrides: [String: String] = [:]) {
+        self.overrides = overrides
+    }
+
+    /// Reads `--touch` values: `DEVICE=OUTPUT`, the last `=` separating them (a device's name
+    /// may hold one). Nil for a value without a device or an output.
+    public static func parse(_ values: [String]) -> TouchMapping? {
+        var overrides: [String: String] = [:]
+        for value in values {
+            guard let split = value.lastIndex(of: "=") else { return nil }
+            let device = String(value[..<split]), output = String(value[value.index(after: split)...])
+            guard !device.isEmpty, !output.isEmpty else { return nil }
+            overrides[device] = output
+        }
+        return TouchMapping(overrides: overrides)
+    }
+
+    /// The output `device`'s presses land on, among `outputs` (nil when there is none).
+    public func output(for device: InputDeviceInfo, among outputs: [RendererMachine.Output]) -> RendererMachine.Output? {
+        func named(_ name: String?) -> RendererMachine.Output? { name.flatMap { n in outputs.first { $0.name == n } } }
+        if let output = named(overrides[device.node] ?? overrides[device.name]) { return output }
+        if let output = named(device.outputName) { return output }
+        if device.isTouchscreen, device.widthMM > 0, device.heightMM > 0 {
+            func near(_ a: Double, _ b: Int) -> Bool { b > 0 && abs(a - Double(b)) <= 0.05 * Double(b) }
+            let sized = outputs.filter {
+                (near(device.widthMM, $0.widthMM) && near(device.heightMM, $0.heightMM))
+                    || (near(device.widthMM, $0.heightMM) && near(device.heightMM, $0.widthMM))
+            }
+            if sized.count == 1 { return sized[0] }
+        }
+        return outputs.first
+    }
 }
 
 /// The input devices (`/dev/input/event*`) through libinput's path backend: touch screens,
@@ -17,12 +90,14 @@ public enum InputAction: Sendable, Equatable {
 public final class InputDevices {
     private let context: OpaquePointer
     private let interface: UnsafeMutablePointer<libinput_interface>
-    /// The size presses are reported in (the first output's buffer).
+    /// The pixels a relative pointer's motion is counted against (the first output's buffer).
     public var width: Double
     public var height: Double
-    private var pointerX: Double
-    private var pointerY: Double
+    /// A relative pointer's place, 0...1 across and down.
+    private var pointerX = 0.5
+    private var pointerY = 0.5
     public private(set) var devices: [String] = []
+    private var suspended = false
 
     /// Opens every `event*` node in `directory` that libinput takes (perhaps none yet: early in
     /// boot they come later, through `add(_:)`); nil when libinput cannot be set up.
@@ -42,8 +117,6 @@ public final class InputDevices {
         self.context = context
         self.width = width
         self.height = height
-        pointerX = width / 2
-        pointerY = height / 2
         var names: [String] = []
         if let dir = opendir(directory) {
             while let entry = readdir(dir) {
@@ -63,6 +136,20 @@ public final class InputDevices {
         return true
     }
 
+    /// Stops reading the devices (they are closed) while the app has the display: a touch on the
+    /// app wakes the renderer for nothing. `resume()` opens them again.
+    public func suspend() {
+        guard !suspended else { return }
+        libinput_suspend(context)
+        suspended = true
+    }
+
+    public func resume() {
+        guard suspended else { return }
+        _ = libinput_resume(context)
+        suspended = false
+    }
+
     deinit {
         libinput_unref(context)
         interface.deallocate()
@@ -71,44 +158,65 @@ public final class InputDevices {
     /// libinput's descriptor: readable when events wait.
     public var descriptor: Int32 { libinput_get_fd(context) }
 
-    /// The actions of the events that have arrived.
-    public func read() -> [InputAction] {
+    /// What the device of an event is (its name, udev's properties, its size).
+    private func info(_ device: OpaquePointer?) -> InputDeviceInfo {
+        guard let device else { return InputDeviceInfo(node: "") }
+        var info = InputDeviceInfo(node: "", name: libinput_device_get_name(device).map { String(cString: $0) } ?? "")
+        if let udev = libinput_device_get_udev_device(device) {
+            defer { udev_device_unref(udev) }
+            info.node = udev_device_get_devnode(udev).map { String(cString: $0) } ?? ""
+            info.outputName = udev_device_get_property_value(udev, "WL_OUTPUT").map { String(cString: $0) }
+            info.isTouchscreen = udev_device_get_property_value(udev, "ID_INPUT_TOUCHSCREEN").map { String(cString: $0) } == "1"
+        }
+        var w = 0.0, h = 0.0
+        if libinput_device_get_size(device, &w, &h) == 0 {
+            info.widthMM = w
+            info.heightMM = h
+        }
+        return info
+    }
+
+    /// The events that have arrived, as the renderer acts on them.
+    public func read() -> [InputEvent] {
         _ = libinput_dispatch(context)
-        var actions: [InputAction] = []
+        var events: [InputEvent] = []
+        // Coordinates asked for across this many units, then made 0...1.
+        let scale: UInt32 = 1 << 20
         while let event = libinput_get_event(context) {
             defer { libinput_event_destroy(event) }
             switch libinput_event_get_type(event) {
             case LIBINPUT_EVENT_TOUCH_DOWN:
                 let touch = libinput_event_get_touch_event(event)
-                actions.append(.press(
-                    x: libinput_event_touch_get_x_transformed(touch, UInt32(width)),
-                    y: libinput_event_touch_get_y_transformed(touch, UInt32(height))))
+                events.append(.press(
+                    x: libinput_event_touch_get_x_transformed(touch, scale) / Double(scale),
+                    y: libinput_event_touch_get_y_transformed(touch, scale) / Double(scale),
+                    device: info(libinput_event_get_device(event))))
             case LIBINPUT_EVENT_POINTER_MOTION_ABSOLUTE:
                 let pointer = libinput_event_get_pointer_event(event)
-                pointerX = libinput_event_pointer_get_absolute_x_transformed(pointer, UInt32(width))
-                pointerY = libinput_event_pointer_get_absolute_y_transformed(pointer, UInt32(height))
+                pointerX = libinput_event_pointer_get_absolute_x_transformed(pointer, scale) / Double(scale)
+                pointerY = libinput_event_pointer_get_absolute_y_transformed(pointer, scale) / Double(scale)
             case LIBINPUT_EVENT_POINTER_MOTION:
                 let pointer = libinput_event_get_pointer_event(event)
-                pointerX = min(max(pointerX + libinput_event_pointer_get_dx(pointer), 0), width - 1)
-                pointerY = min(max(pointerY + libinput_event_pointer_get_dy(pointer), 0), height - 1)
+                pointerX = min(max(pointerX + libinput_event_pointer_get_dx(pointer) / max(width, 1), 0), 1)
+                pointerY = min(max(pointerY + libinput_event_pointer_get_dy(pointer) / max(height, 1), 0), 1)
             case LIBINPUT_EVENT_POINTER_BUTTON:
                 let pointer = libinput_event_get_pointer_event(event)
                 if libinput_event_pointer_get_button_state(pointer) == LIBINPUT_BUTTON_STATE_PRESSED {
-                    actions.append(.press(x: pointerX, y: pointerY))
+                    events.append(.press(x: pointerX, y: pointerY, device: info(libinput_event_get_device(event))))
                 }
             case LIBINPUT_EVENT_KEYBOARD_KEY:
                 let keyboard = libinput_event_get_keyboard_event(event)
                 guard libinput_event_keyboard_get_key_state(keyboard) == LIBINPUT_KEY_STATE_PRESSED else { break }
                 switch Int32(libinput_event_keyboard_get_key(keyboard)) {
-                case KEY_ENTER, KEY_KPENTER, KEY_SPACE: actions.append(.activate)
-                case KEY_TAB, KEY_RIGHT, KEY_DOWN: actions.append(.focusNext)
-                case KEY_LEFT, KEY_UP: actions.append(.focusPrevious)
+                case KEY_ENTER, KEY_KPENTER, KEY_SPACE: events.append(.activate)
+                case KEY_TAB, KEY_RIGHT, KEY_DOWN: events.append(.focusNext)
+                case KEY_LEFT, KEY_UP: events.append(.focusPrevious)
                 default: break
                 }
             default:
                 break
             }
         }
-        return actions
+        return events
     }
 }

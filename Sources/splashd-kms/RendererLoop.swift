@@ -1,0 +1,326 @@
+import CLinuxShims
+import Glibc
+import Logging
+import SplashClient
+import SplashCore
+import SplashDraw
+import SplashKMS
+import SplashSupport
+
+/// The renderer's one loop: it waits (poll(2)) on splashd's socket, the DRM device, the input
+/// devices and udev, feeds what happened to the `RendererMachine`, and carries out its actions
+/// with the device, the painter, the lock and the socket. Every decision is the machine's.
+final class RendererLoop {
+    private var machine: RendererMachine
+    private let painter: SplashPainter
+    private let devicePath: String
+    /// `--rotate` or the theme's `rotate`: every output turned so, whatever its panel says.
+    private let rotation: SplashRotation?
+    /// `--output`: only these outputs (none named: every connected one).
+    private let names: Set<String>
+    private let lockPath: String?
+    private var lock: DisplayLock?
+    private let logger: Logger
+
+    private var device: DRMDevice?
+    /// The outputs drawn on, by connector, in the device's order.
+    private var outputs: [DRMOutput] = []
+    /// Outputs let go that still show a frame of ours (a kernel without `CLOSEFB`): released
+    /// once something else shows there.
+    private var kept: [DRMOutput] = []
+    private var input: InputDevices?
+    private var hotplug: HotplugMonitor?
+    private var connection: SplashConnection?
+    /// Master was just gained: the outputs' next frames set their modes again.
+    private var masterRegained = false
+    /// Said once every output has shown a frame (the first frame, the device back, the splash
+    /// back): its words, given the outputs.
+    private var announcement: ((String) -> String)?
+    private var presented: Set<UInt32> = []
+
+    private let origin = ContinuousClock.now
+    private var inbox: [RendererMachine.Input] = []
+
+    init(machine: RendererMachine, painter: SplashPainter, device: String, rotation: SplashRotation?, names: [String],
+         lockPath: String?, lock: DisplayLock?, logger: Logger) {
+        self.machine = machine
+        self.painter = painter
+        self.devicePath = device
+        self.rotation = rotation
+        self.names = Set(names)
+        self.lockPath = lockPath
+        self.lock = lock
+        self.logger = logger
+    }
+
+    private var now: Duration { ContinuousClock.now - origin }
+
+    /// Opens the device (waiting for it), draws the first frame, connects to splashd (waiting for
+    /// its socket) and follows it for as long as it runs.
+    func run(socket path: String) throws {
+        // Early in boot the GPU's driver may not be loaded yet: wait for its device.
+        let drm = try DeviceWait.open(devicePath) { self.logger.info("waiting for \(self.devicePath) to appear") }
+        device = drm
+        input = InputDevices(width: 1, height: 1)
+        hotplug = HotplugMonitor()
+        announce { "first frame on \($0) \(Self.startReport())" }
+        // The first frame at once: the theme's background, before splashd answers.
+        try feed(.deviceOpened(master: drm.isMaster, closesFramebuffers: drm.hasCloseFramebuffer))
+        // splashd may start after the renderer (this one starts with the earliest boot services):
+        // wait for its socket, as for the device.
+        try DeviceWait.until(exists: path) { self.logger.info("waiting for \(path) to appear") }
+        let connection = try SplashConnection(path: path)
+        self.connection = connection
+        // Without the 100 ms ticks splashd publishes while loading (they move only the clocks and
+        // a time-tracked progress), unless the theme shows progress: the renderer then sleeps
+        // until something it draws changes.
+        switch try connection.request(painter.theme.showProgress ? .subscribe : .subscribeWithoutTicks) {
+        case .ok: break
+        case .error(let error): throw ClientError.rejected(error)
+        default: throw ClientError.invalidMessage("unexpected reply to subscribe")
+        }
+        while true { try turn(connection) }
+    }
+
+    /// One wait and what it brought.
+    private func turn(_ connection: SplashConnection) throws {
+        if connection.hasBufferedInput {
+            try receive(connection)
+            return
+        }
+        let wake = machine.nextWake(after: now)
+        let timeout: Int32 = wake.map { Int32(max(0, ((($0 - now) / .milliseconds(1)).rounded(.up)))) } ?? -1
+        var fds = [pollfd(fd: connection.descriptor, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: device?.fd ?? -1, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: machine.stage == .away ? -1 : input?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: hotplug?.descriptor ?? -1, events: Int16(POLLIN), revents: 0)]
+        guard poll(&fds, nfds_t(fds.count), timeout) > 0 else {
+            try feed(.tick)
+            return
+        }
+        if fds[1].revents != 0, let device {
+            DRMEvents.handle(device, timeoutMs: 0)
+            for output in outputs where machine.flipPending(output.info.connector) && !output.flipPending {
+                try feed(.flipped(output.info.connector))
+            }
+        }
+        if fds[2].revents != 0, let input {
+            for event in input.read() { try feed(.input(event)) }
+        }
+        if fds[3].revents != 0, let hotplug {
+            let events = hotplug.read()
+            for node in events.inputAdded where input?.add(node) == true {
+                logger.info("input device \(node) added")
+            }
+            if let device, events.drmRemoved.contains(device.node) {
+                try feed(.deviceRemoved)
+            } else if events.outputsChanged {
+                try feed(.hotplug)
+            }
+        }
+        if fds[0].revents != 0 { try receive(connection) }
+        try feed(.tick)
+    }
+
+    private func receive(_ connection: SplashConnection) throws {
+        let message: ServerMessage
+        do {
+            message = try connection.receive(timeout: .zero)
+        } catch .timedOut {
+            return
+        }
+        if case .state(let state) = message { try feed(.state(state)) }
+    }
+
+    /// Hands `input` to the machine and carries out what it says, and what that brings, in order.
+    private func feed(_ input: RendererMachine.Input) throws {
+        inbox.append(input)
+        while !inbox.isEmpty {
+            let next = inbox.removeFirst()
+            for action in machine.handle(next, at: now) { try perform(action) }
+        }
+    }
+
+    private func perform(_ action: RendererMachine.Action) throws {
+        switch action {
+        case .takeLock:
+            guard lock == nil, let lockPath else { break }
+            do {
+                lock = try DisplayLock(path: lockPath)
+            } catch {
+                logger.error("\(error)")
+            }
+        case .releaseLock:
+            lock?.release()
+            lock = nil
+        case .takeMaster:
+            inbox.append(.master(gained: takeMaster()))
+        case .dropMaster:
+            device?.dropMaster()
+        case .readOutputs:
+            inbox.append(.outputs(readOutputs()))
+        case .draw(let id):
+            draw(id)
+        case .checkOutputs:
+            let ours = outputs.filter(\.showsOwnFrame).map(\.info.connector)
+            inbox.append(.outputsChecked(showingOurs: Set(ours)))
+        case .releaseFramebuffers:
+            kept += outputs.filter { !$0.release() }
+            outputs = []
+            // The heap the frames' drawing grew (cairo's and pango's) goes back to the system.
+            _ = splashd_malloc_trim()
+        case .send(let command):
+            guard let connection else { break }
+            if case .error(let refused) = try connection.request(command) {
+                logger.warning("\(command) refused: \(refused.message)")
+            }
+        case .waitForDevice:
+            waitForDevice()
+        case .suspendInput:
+            input?.suspend()
+        case .resumeInput:
+            input?.resume()
+        case .log(let line):
+            logger.info("\(line)")
+        }
+    }
+
+    /// Master, once no other process has it. A descriptor that was never master may not take it
+    /// without CAP_SYS_ADMIN: then the device is opened anew, and a fresh descriptor of a device
+    /// with no master is its master.
+    private func takeMaster() -> Bool {
+        guard let device else { return false }
+        let attempt = device.setMaster()
+        if attempt.gained {
+            masterRegained = true
+            announce { "the splash is back on \($0)" }
+            return true
+        }
+        guard attempt.error == EACCES, let fresh = try? DRMDevice(path: devicePath), fresh.isMaster else { return false }
+        // The old descriptor's buffers go with it (nothing of ours is on screen: the app had it).
+        outputs = []
+        kept = []
+        device.close()
+        self.device = fresh
+        masterRegained = true
+        announce { "the splash is back on \($0)" }
+        return true
+    }
+
+    private func readOutputs() -> [RendererMachine.Output] {
+        guard let device else { return [] }
+        let infos: [DRMDevice.OutputInfo]
+        do {
+            infos = try device.connectedOutputs(keeping: outputs.map(\.info)).filter { names.isEmpty || names.contains($0.name) }
+        } catch {
+            logger.error("\(error)")
+            return outputs.map(Self.machineOutput)
+        }
+        let connected = Set(infos.map(\.connector))
+        for gone in outputs where !connected.contains(gone.info.connector) {
+            waitForFlip(of: gone)
+            if !gone.release() { kept.append(gone) }
+        }
+        var next: [DRMOutput] = []
+        for info in infos {
+            if let existing = outputs.first(where: { $0.info.connector == info.connector }) {
+                if masterRegained { existing.needsModeSet() }
+                next.append(existing)
+                continue
+            }
+            do {
+                let output = try DRMOutput(device: device, info: info)
+                output.rotation = rotation ?? info.panelRotation ?? .none
+                next.append(output)
+            } catch {
+                logger.error("\(info.name): \(error)")
+            }
+        }
+        masterRegained = false
+        outputs = next
+        if next.isEmpty, !names.isEmpty {
+            logger.info("none of \(names.sorted().joined(separator: ", ")) is connected yet")
+        }
+        if let first = next.first {
+            input?.width = Double(first.width)
+            input?.height = Double(first.height)
+        }
+        return next.map(Self.machineOutput)
+    }
+
+    /// Handles the device's events until `output` has no flip pending (at most 2 s).
+    private func waitForFlip(of output: DRMOutput) {
+        guard let device else { return }
+        let deadline = ContinuousClock.now + RendererMachine.flipLimit
+        while output.flipPending, ContinuousClock.now < deadline { DRMEvents.handle(device, timeoutMs: 100) }
+    }
+
+    private static func machineOutput(_ output: DRMOutput) -> RendererMachine.Output {
+        .init(id: output.info.connector, name: output.info.name, width: output.width, height: output.height, rotation: output.rotation,
+              widthMM: output.info.widthMM, heightMM: output.info.heightMM)
+    }
+
+    private func draw(_ id: UInt32) {
+        guard let output = outputs.first(where: { $0.info.connector == id }) else { return }
+        let at = now
+        do {
+            try output.present { image in
+                painter.draw(machine.view, at: machine.times(at: at), into: image, rotation: output.rotation, focus: machine.focusRing)
+            }
+            inbox.append(.presented(id, flipPending: output.flipPending))
+        } catch {
+            logger.error("\(error)")
+            inbox.append(.presentFailed(id))
+            return
+        }
+        // Frames kept on screen for want of CLOSEFB are let go once ours replaced them.
+        if !kept.isEmpty { kept.removeAll { !$0.showsOwnFrame && $0.release() } }
+        presented.insert(id)
+        if let announcement, outputs.allSatisfy({ presented.contains($0.info.connector) }) {
+            logger.info("\(announcement(outputs.map(\.description).joined(separator: ", ")))")
+            self.announcement = nil
+        }
+    }
+
+    /// Says `words` once every output has shown a frame from now on.
+    private func announce(_ words: @escaping (String) -> String) {
+        announcement = words
+        presented = []
+    }
+
+    /// The device went away (its driver unbound; early in boot, a firmware framebuffer such as
+    /// simpledrm replaced by the real GPU's driver, which takes the same node): the outputs are
+    /// let go, and the renderer waits for the node to come back (inotify, as at start).
+    private func waitForDevice() {
+        logger.info("\(devicePath) went away: waiting for it to come back")
+        outputs = []
+        kept = []
+        device?.close()
+        device = nil
+        do {
+            let drm = try DeviceWait.open(devicePath)
+            device = drm
+            let path = devicePath
+            announce { "\(path) is back: the splash on \($0)" }
+            inbox.append(.deviceOpened(master: drm.isMaster, closesFramebuffers: drm.hasCloseFramebuffer))
+        } catch {
+            logger.error("\(error)")
+        }
+    }
+
+    /// How long after this process started, and after the kernel did, it is now (the kernel's
+    /// boot clock, which counts suspend too, and the process's start from /proc/self/stat).
+    static func startReport() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &now)
+        let boot = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        let stat = (try? FileSystem.readFile("/proc/self/stat", limit: 4096)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        // Field 22, counted after the command name's closing parenthesis (the name may hold spaces).
+        let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+        let ticks = fields.count > 19 ? Double(fields[19]) : nil
+        let start = ticks.map { $0 / Double(sysconf(Int32(_SC_CLK_TCK))) }
+        func seconds(_ value: Double) -> String { "\((value * 1000).rounded() / 1000) s" }
+        return start.map { "\(seconds(boot - $0)) after the process started, \(seconds(boot)) after the kernel did" }
+            ?? "\(seconds(boot)) after the kernel started"
+    }
+}
