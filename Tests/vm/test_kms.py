@@ -218,8 +218,8 @@ MAGENTA = (0xFF, 0x00, 0xFF)
 def test_the_app_takes_the_display_with_no_gap(tmp_path):
     """The hand-off (SPEC §13): once only the signal step is left, the renderer stops, keeps its
     last frame and gives DRM master up; the app takes it and paints; its first-frame completes the
-    launch; the renderer sends dismissed and exits. Screens captured all along show splash frames,
-    then app frames, and nothing else: never black, never the console."""
+    launch; the renderer sends dismissed and stays, holding nothing. Screens captured all along
+    show splash frames, then app frames, and nothing else: never black, never the console."""
     app = build_app()
     with vm.VM() as machine:
         # The exit animation's limit is far off: only the renderer's dismissed can finish the launch.
@@ -253,17 +253,20 @@ def test_the_app_takes_the_display_with_no_gap(tmp_path):
         for head, runs in seen.items():
             assert [kind for kind, _ in runs] == ["splash", "app"], f"output {head}: {runs}"
         # The launch finished by the renderer's dismissed (the exit animation's own limit is 10
-        # minutes away), and the renderer is gone.
+        # minutes away). The renderer stays, subscribed, holding nothing (SPEC §13, after the
+        # hand-off).
         assert machine.run(f"{BIN}/splashctl --socket /run/t/s.sock wait finished --timeout {PATIENCE}s", timeout=PATIENCE + 60) == 0
-        assert machine.run("grep -q 'the app has the display' /run/t/kms.log") == 0
+        until(machine, "grep -q 'the app has the display' /run/t/kms.log", "the renderer letting the display go")
         assert machine.run("grep -q 'no CLOSEFB: waiting for every output' /run/t/kms.log") == 0, "Linux 6.1 has no CLOSEFB"
         assert machine.run("grep -q 'app: painted 2 outputs' /run/t/app.log && [ ! -e /run/t/display.lock ]") == 0
-        until(machine, "! pgrep -x splashd-kms >/dev/null", "the renderer's exit")
+        assert machine.run("pgrep -x splashd-kms >/dev/null") == 0, "the renderer stays"
         for head in (0, 1):
-            assert Screen(*machine.screendump(head)).near(0, 0, MAGENTA), "the app keeps the display after the renderer left"
-        # A renderer started again while the app has the display takes nothing from it.
-        assert machine.run(f"{BIN}/splashd-kms --socket /run/t/s.sock --theme {THEME} >/run/t/kms2.log 2>&1", timeout=PATIENCE) == 0
-        assert machine.run("grep -q 'the app has the display): nothing to draw' /run/t/kms2.log") == 0
+            assert Screen(*machine.screendump(head)).near(0, 0, MAGENTA), "the app keeps the display"
+        # A second renderer started while the app has the display takes nothing from it: it waits
+        # for a launch that wants the display, and this one has handed it over.
+        assert machine.run(f"{BIN}/splashd-kms --socket /run/t/s.sock --theme {THEME} >/run/t/kms2.log 2>&1 & echo $! > /run/t/kms2.pid") == 0
+        until(machine, "grep -q 'the app keeps it' /run/t/kms2.log", "the second renderer leaving the display to the app")
+        assert machine.run("grep -q 'the app has the display): waiting for it to let go' /run/t/kms2.log && kill $(cat /run/t/kms2.pid)") == 0
         for head in (0, 1):
             assert Screen(*machine.screendump(head)).near(0, 0, MAGENTA), "the app keeps the display"
 
@@ -304,9 +307,8 @@ def build_app():
 @pytest.mark.skipif(not vm.kernel("6.12"), reason="needs linux-image-6.12-amd64 (scripts/setup.sh installs it)")
 def test_with_closefb_the_renderer_leaves_the_splash_on_an_output_the_app_does_not_use():
     """On a kernel with CLOSEFB (Debian 12's 6.12): the app takes only the first output; once it
-    shows there, the renderer closes its framebuffers with CLOSEFB, sends dismissed and exits,
-    and the second output keeps the splash's last frame (closing the device without CLOSEFB
-    would have turned it off)."""
+    shows there, the renderer closes its framebuffers with CLOSEFB and sends dismissed, and the
+    second output keeps the splash's last frame with no framebuffer of the renderer's left."""
     app = build_app()
     with vm.VM(kernel_series="6.12") as machine:
         start(machine, {"exit_animation": "10m"}, kms_args="--display-lock /run/t/display.lock")
@@ -316,12 +318,12 @@ def test_with_closefb_the_renderer_leaves_the_splash_on_an_output_the_app_does_n
                            f"'{BIN}/splashctl --socket /run/t/s.sock complete first-frame'; }} >/run/t/app.log 2>&1 &") == 0
         assert machine.run("touch /run/t/go") == 0
         assert machine.run(f"{BIN}/splashctl --socket /run/t/s.sock wait finished --timeout {PATIENCE}s", timeout=PATIENCE + 60) == 0
-        until(machine, "! pgrep -x splashd-kms >/dev/null", "the renderer's exit")
+        until(machine, "grep -q 'the app has the display' /run/t/kms.log", "the renderer letting the display go")
         assert machine.run("grep -q 'handing the display to the app (CLOSEFB)' /run/t/kms.log && "
                            "grep -q 'the splash stays on Virtual-2 (CLOSEFB)' /run/t/kms.log && "
                            "grep -q 'app: painted 1 outputs' /run/t/app.log") == 0
         assert Screen(*machine.screendump(0)).near(0, 0, MAGENTA), "the app has the first output"
-        assert logo_and_text_drawn(Screen(*machine.screendump(1))), "the second keeps the splash after the renderer left"
+        assert logo_and_text_drawn(Screen(*machine.screendump(1))), "the second keeps the splash, its framebuffers closed"
 
 
 def test_retry_by_touch_and_by_key():
@@ -384,3 +386,143 @@ def test_an_output_plugged_in_later_shows_the_splash_and_one_unplugged_is_let_go
         until(machine, "grep -q 'Virtual-2 unplugged' /run/t/kms.log", "the unplugged output let go")
         assert machine.run("pgrep -x splashd-kms >/dev/null") == 0, "the renderer goes on"
         assert logo_and_text_drawn(Screen(*machine.screendump(0)))
+
+
+YELLOW = (0xFF, 0xFF, 0x00)
+BLACK = (0x00, 0x00, 0x00)
+
+
+def kind_of(screen, apps):
+    """What a capture shows, by its corner: the splash, one of the apps (name -> colour), black,
+    or something else (the text console, a half frame)."""
+    if screen.near(0, 0, TEAL):
+        return "splash"
+    for name, colour in apps.items():
+        if screen.near(0, 0, colour):
+            return name
+    if screen.near(0, 0, BLACK) and screen.count(0, 0, screen.width, screen.height // 8, BLACK, 0) == screen.width * (screen.height // 8):
+        return "black"
+    return f"other {screen.at(0, 0)}"
+
+
+def watch_screens(machine, apps, done, what):
+    """Captures both outputs until `done(screens)` holds, recording per output the kinds seen, in
+    order (a run of one kind counted); the runs."""
+    seen = {0: [], 1: []}
+    end = time.monotonic() + PATIENCE
+    while True:
+        screens = {head: Screen(*machine.screendump(head)) for head in (0, 1)}
+        for head, screen in screens.items():
+            kind = kind_of(screen, apps)
+            if not seen[head] or seen[head][-1][0] != kind:
+                seen[head].append([kind, 0])
+            seen[head][-1][1] += 1
+        if done(screens):
+            return seen
+        if time.monotonic() > end:
+            machine.run("cat /run/t/kms.log /run/t/splashd.log > /dev/ttyS0")
+            pytest.fail(f"{what} never showed; captured {seen}; the guest said:\n{machine.console_text()[-3000:]}")
+
+
+def start_app(machine, app, colour, log):
+    """The test app as an app unit with `ExecStartPre=splashd-kms wait` runs it: it waits for the
+    renderer's display lock, then must become master at once, paints, and completes first-frame."""
+    assert machine.run(f"{{ {BIN}/splashd-kms wait --lock /run/t/display.lock; echo waited; "
+                       f"APP_NOW=1 exec {app} {colour} '{BIN}/splashctl --socket /run/t/s.sock complete first-frame'; }} >{log} 2>&1 & "
+                       f"echo $! > {log}.pid") == 0
+
+
+def test_the_splash_comes_back_for_every_launch_on_the_same_renderer():
+    """After the hand-off the renderer stays (SPEC §13). The app killed, then a launch: the splash
+    is back on both outputs, drawn by the same process, with nothing but the dead app's frame or
+    black between. A second app, waiting in `splashd-kms wait` as an app unit does, takes over at
+    the launch's hand-off with only splash and app frames. A launch while that app still holds
+    master draws nothing until the app is killed; then the splash is back."""
+    app = build_app()
+    apps = {"app1": MAGENTA, "app2": YELLOW}
+    with vm.VM() as machine:
+        start(machine, {"exit_animation": "10m"}, kms_args="--display-lock /run/t/display.lock")
+        for head in (0, 1):
+            wait_screen(machine, head, logo_and_text_drawn, "the reference splash")
+        until(machine, "[ -e /run/t/display.lock ]", "the renderer's display lock")
+        renderer = machine.run("pgrep -x splashd-kms > /run/t/kms.pid")
+        assert renderer == 0
+        start_app(machine, app, "ff00ff", "/run/t/app1.log")
+        assert machine.run("touch /run/t/go") == 0
+        assert machine.run(f"{BIN}/splashctl --socket /run/t/s.sock wait finished --timeout {PATIENCE}s", timeout=PATIENCE + 60) == 0
+        until(machine, "grep -q 'the app has the display' /run/t/kms.log", "the first hand-off")
+
+        # 1. The app dies, then a launch (a relaunch: without systemd in this guest nothing
+        #    restarts the app). The hold step holds the launch, so the splash stays up.
+        assert machine.run("rm /run/t/go && kill -9 $(cat /run/t/app1.log.pid)") == 0
+        killed = time.monotonic()
+        assert machine.run(f"{BIN}/splashctl --socket /run/t/s.sock relaunch") == 0
+        runs = watch_screens(machine, apps, lambda s: all(logo_and_text_drawn(x) for x in s.values()), "the splash back after the app died")
+        print(f"app killed -> the splash on both outputs, seen from outside: {time.monotonic() - killed:.2f} s; frames: {runs}")
+        for head, seen in runs.items():
+            kinds = [kind for kind, _ in seen]
+            assert kinds in (["app1", "splash"], ["app1", "black", "splash"], ["black", "splash"], ["splash"]), f"output {head}: {seen}"
+        assert machine.run("[ $(pgrep -x splashd-kms) = $(cat /run/t/kms.pid) ]") == 0, "the same renderer process"
+        until(machine, "grep -q 'the splash is back on Virtual-1 (1280x800), Virtual-2 (1024x768)' /run/t/kms.log", "the renderer's word")
+        assert machine.run("[ -e /run/t/display.lock ]") == 0, "the lock is the renderer's again"
+
+        # 2. The next app waits for the renderer as an app unit does, and takes over at the
+        #    hand-off with nothing but splash and app frames between.
+        start_app(machine, app, "ffff00", "/run/t/app2.log")
+        until(machine, f"pgrep -f '^{BIN}/splashd-kms wait' >/dev/null", "the second app waiting in `splashd-kms wait`")
+        assert machine.run("! grep -q waited /run/t/app2.log") == 0, "the app waits while the renderer has the display"
+        assert machine.run("touch /run/t/go") == 0
+        runs = watch_screens(machine, apps, lambda s: all(kind_of(x, apps) == "app2" for x in s.values()), "the second app")
+        print(f"second hand-off, frames: {runs}")
+        for head, seen in runs.items():
+            assert [kind for kind, _ in seen] == ["splash", "app2"], f"output {head}: {seen}"
+        assert machine.run(f"{BIN}/splashctl --socket /run/t/s.sock wait finished --timeout {PATIENCE}s", timeout=PATIENCE + 60) == 0
+        until(machine, "[ $(grep -c 'the app has the display' /run/t/kms.log) -ge 2 ]", "the second hand-off's end")
+
+        # 3. A launch while the app still holds master (hung, not yet killed): nothing drawn, no
+        #    error; the renderer asks for master at a bounded interval. The app killed, the splash
+        #    is back.
+        assert machine.run("rm /run/t/go") == 0
+        assert machine.run(f"{BIN}/splashctl --socket /run/t/s.sock relaunch") == 0
+        until(machine, "grep -q 'still has the display' /run/t/kms.log", "the renderer waiting for the app's master")
+        before = machine.run("cat /proc/$(cat /run/t/kms.pid)/stat > /run/t/stat-before")
+        for _ in range(5):
+            for head in (0, 1):
+                assert kind_of(Screen(*machine.screendump(head)), apps) == "app2", "nothing drawn over the app that holds master"
+        assert before == 0 and machine.run("cat /proc/$(cat /run/t/kms.pid)/stat > /run/t/stat-after") == 0
+        assert machine.run("kill -9 $(cat /run/t/app2.log.pid)") == 0
+        killed = time.monotonic()
+        runs = watch_screens(machine, apps, lambda s: all(logo_and_text_drawn(x) for x in s.values()), "the splash after the hung app was killed")
+        print(f"hung app killed -> the splash on both outputs, seen from outside: {time.monotonic() - killed:.2f} s; frames: {runs}")
+        for head, seen in runs.items():
+            assert [kind for kind, _ in seen][-1] == "splash" and all(k in ("app2", "black", "splash") for k, _ in seen), f"output {head}: {seen}"
+        assert machine.run("[ $(pgrep -x splashd-kms) = $(cat /run/t/kms.pid) ]") == 0, "the same renderer process"
+        assert machine.run("grep -q 'the display is ours [0-9]* ms after the launch wanted it' /run/t/kms.log "
+                           "&& grep -E 'is back on|is ours|taking the display back|still has' /run/t/kms.log > /dev/ttyS0") == 0
+
+
+def test_touch_on_the_second_output_presses_that_outputs_retry():
+    """Each touch device maps to the output it is on (SPEC §13): here udev's WL_OUTPUT, set by a
+    rule, binds the virtual tablet to Virtual-2; a press on Virtual-2's Retry, in Virtual-2's own
+    coordinates, presses Retry there."""
+    with vm.VM() as machine:
+        rule = 'SUBSYSTEM==\\"input\\", KERNEL==\\"event*\\", ATTRS{name}==\\"*Tablet*\\", ENV{WL_OUTPUT}=\\"Virtual-2\\"'
+        assert machine.run(f"mkdir -p /run/udev/rules.d && echo \"{rule}\" > /run/udev/rules.d/90-touch.rules && "
+                           "udevadm control --reload && udevadm trigger --action=change --subsystem-match=input && udevadm settle --timeout=120") == 0
+        until(machine, "for d in /dev/input/event*; do udevadm info $d; done | grep -q 'WL_OUTPUT=Virtual-2'", "udev's WL_OUTPUT on the tablet")
+        start(machine, {"slow_after": "1s", "allow_offline": False}, step="gate")
+        assert machine.run("touch /run/t/fail-1") == 0
+        error_view = lambda s: s.count(0, 0, s.width, s.height, RED, 20) > 200  # noqa: E731
+        wait_screen(machine, 0, error_view, "the error view on Virtual-1")
+        screen = wait_screen(machine, 1, error_view, "the error view on Virtual-2")
+        w, h = screen.width, screen.height
+        assert (w, h) == (1024, 768)
+        reds = [y for y in range(0, h, 2) for x in range(0, w, 2) if screen.near(x, y, RED, 20)]
+        pill = [(x, y) for y in range(max(reds) + 8, min(h, max(reds) + 90), 2) for x in range(w // 4, 3 * w // 4, 2)
+                if screen.near(x, y, WHITE, 8)]
+        assert len(pill) > 300, f"the Retry button on Virtual-2: {len(pill)} white pixels under the title"
+        cx = sum(x for x, _ in pill) / len(pill)
+        cy = sum(y for _, y in pill) / len(pill)
+        machine.click(cx, cy, w, h, head=1)
+        until(machine, "grep -q 'phase error -> loading' /run/t/splashd.log", "Retry on Virtual-2 taking the launch back to loading")
+        assert machine.run("grep -q 'Retry, pressed on Virtual-2' /run/t/kms.log") == 0
