@@ -69,7 +69,7 @@ final class RendererLoop {
         // splashd may start after the renderer (this one starts with the earliest boot services):
         // wait for its socket, as for the device.
         try DeviceWait.until(exists: path) { self.logger.info("waiting for \(path) to appear") }
-        let connection = try SplashConnection(path: path)
+        let connection = try connect(path)
         self.connection = connection
         // Without the 100 ms ticks splashd publishes while loading (they move only the clocks and
         // a time-tracked progress), unless the theme shows progress: the renderer then sleeps
@@ -80,6 +80,20 @@ final class RendererLoop {
         default: throw ClientError.invalidMessage("unexpected reply to subscribe")
         }
         while true { try turn(connection) }
+    }
+
+    /// Connects to splashd, however long it takes to answer: its socket is there early (systemd
+    /// listens on it), and the daemon behind it may take longer than a connection's 5 s to start
+    /// on a slow device (20 s in the emulated VM under systemd). The renderer keeps its frame and
+    /// tries again, rather than exit and black the display while systemd restarts it.
+    private func connect(_ path: String) throws(ClientError) -> SplashConnection {
+        while true {
+            do {
+                return try SplashConnection(path: path)
+            } catch .timedOut {
+                logger.info("splashd has not answered on \(path) yet: still waiting")
+            }
+        }
     }
 
     /// One wait and what it brought.
