@@ -10,12 +10,13 @@ public enum LogOutput {
         case auto, journal, text, json
     }
 
-    /// Bootstraps swift-log for the process: `JournaldLogHandler` for the journal, else a
-    /// `StderrLogHandler` in text or JSON. Records below `level` are dropped.
-    public static func bootstrap(format: Format, level: Logger.Level, environment: [String: String]) {
+    /// Bootstraps swift-log for the process: `JournaldLogHandler` for the journal (its records
+    /// sent as `identifier`, the journal's `SYSLOG_IDENTIFIER`), else a `StderrLogHandler` in text
+    /// or JSON. Records below `level` are dropped.
+    public static func bootstrap(format: Format, level: Logger.Level, environment: [String: String], identifier: String = "splashd") {
         let toJournal = format == .journal || (format == .auto && JournalStream.stderrIsJournal(environment: environment))
         if toJournal {
-            LoggingSystem.bootstrap { label in JournaldLogHandler(label: label, level: level) }
+            LoggingSystem.bootstrap { label in JournaldLogHandler(label: label, level: level, identifier: identifier) }
         } else {
             let format: StderrLogHandler.Format = format == .json ? .json : .text
             LoggingSystem.bootstrap { label in StderrLogHandler(label: label, format: format, level: level) }

@@ -102,7 +102,7 @@ struct SplashdKMS: ParsableCommand {
 
     func run() throws {
         let environment = ProcessEnvironment.current()
-        LogOutput.bootstrap(format: .auto, level: .info, environment: environment)
+        LogOutput.bootstrap(format: .auto, level: .info, environment: environment, identifier: "splashd-kms")
         let logger = Logger(label: "splashd-kms")
         let painter: SplashPainter
         do {
