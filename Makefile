@@ -104,6 +104,7 @@ bench-draw:
 bench-kms:
 	$(SWIFT) build -c release --product splashd
 	$(SWIFT) build -c release --product splashd-kms
+	$(SWIFT) build -c release --product splashctl
 	SPLASHD_BIN_DIR=$(CURDIR)/.build/release python3 Tests/vm/bench_kms.py
 
 # Config loading time against the number of steps (5,000 to 80,000): `splashd check`, release build.

@@ -34,6 +34,9 @@ if [ "$download" -gt 8000000 ] || [ "$installed" -gt 25000 ]; then
   exit 1
 fi
 if [ "$(id -u)" -eq 0 ]; then
+  # The packages on a real DRM display under systemd as PID 1: the VM boots an image with them
+  # installed, and the app's unit crashes, loops and hangs behind splashd-kms (docs/renderer-kms.md).
+  SPLASHD_DIST=dist python3 -m pytest -q -p no:cacheprovider Tests/vm/test_kms_systemd.py
   scripts/system-test.sh dist/splashd_*.deb
 else
   echo "test: skipped the system tests: they need root (systemd-nspawn)" >&2

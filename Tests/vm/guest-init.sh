@@ -9,6 +9,19 @@ mount -t devtmpfs dev /dev
 for module in $(cat /modules.order); do insmod "/modules/$module" || echo "vm: insmod $module failed"; done
 mkdir -p /host
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose host /host || { echo "vm: cannot mount the host"; poweroff -f; }
+# splashd.systemd on the command line: systemd as PID 1 (Tests/vm/test_kms_systemd.py), on an
+# overlay of the shared root (the test's image, with the packages installed) whose upper layer is
+# a tmpfs: the guest may write anything, and nothing reaches the host.
+case " $(cat /proc/cmdline) " in
+  *" splashd.systemd "*)
+    mkdir -p /rw /newroot && mount -t tmpfs -o mode=0755 tmpfs /rw && mkdir -p /rw/upper /rw/work &&
+      mount -t overlay overlay -o lowerdir=/host,upperdir=/rw/upper,workdir=/rw/work /newroot ||
+      { echo "vm: cannot make the overlay"; poweroff -f; }
+    echo "vm: booting systemd; kernel $(uname -r)"
+    umount /sys; umount /proc
+    exec switch_root /newroot /lib/systemd/systemd
+    ;;
+esac
 mount -t proc proc /host/proc || echo "vm: cannot mount /proc"
 mount -t sysfs sys /host/sys || echo "vm: cannot mount /sys"
 mount -t devtmpfs dev /host/dev || echo "vm: cannot mount /dev"

@@ -215,62 +215,6 @@ def test_a_late_gpu_is_waited_for_and_then_drawn_on():
 MAGENTA = (0xFF, 0x00, 0xFF)
 
 
-def test_the_app_takes_the_display_with_no_gap(tmp_path):
-    """The hand-off (SPEC §13): once only the signal step is left, the renderer stops, keeps its
-    last frame and gives DRM master up; the app takes it and paints; its first-frame completes the
-    launch; the renderer sends dismissed and stays, holding nothing. Screens captured all along
-    show splash frames, then app frames, and nothing else: never black, never the console."""
-    app = build_app()
-    with vm.VM() as machine:
-        # The exit animation's limit is far off: only the renderer's dismissed can finish the launch.
-        start(machine, {"exit_animation": "10m"}, kms_args="--display-lock /run/t/display.lock")
-        for head in (0, 1):
-            wait_screen(machine, head, logo_and_text_drawn, "the reference splash")
-        # The app starts once `splashd-kms wait` (what the hand-off unit runs) returns, and then
-        # must become DRM master at once (APP_NOW: no second try).
-        assert machine.run(f"{{ {BIN}/splashd-kms wait --lock /run/t/display.lock; echo waited; "
-                           f"APP_NOW=1 {app} ff00ff '{BIN}/splashctl --socket /run/t/s.sock complete first-frame'; }} >/run/t/app.log 2>&1 &") == 0
-        # (The waiter is looked for by its own command line: `pgrep -f 'splashd-kms wait'` would
-        # also find the shell that runs pgrep.) It may not have started yet; once it has, it blocks.
-        until(machine, f"pgrep -f '^{BIN}/splashd-kms wait' >/dev/null", "`splashd-kms wait` started")
-        assert machine.run("[ -e /run/t/display.lock ] && ! grep -q waited /run/t/app.log") == 0, \
-            "the renderer holds the display lock while the launch's work goes on"
-        # The hold step ends: only first-frame is left.
-        assert machine.run("touch /run/t/go") == 0
-        seen = {0: [], 1: []}
-        end = time.monotonic() + PATIENCE
-        while time.monotonic() < end:
-            for head in (0, 1):
-                screen = Screen(*machine.screendump(head))
-                corner = screen.at(0, 0)
-                kind = "splash" if screen.near(0, 0, TEAL) else "app" if screen.near(0, 0, MAGENTA) else f"other {corner}"
-                if not seen[head] or seen[head][-1][0] != kind:
-                    seen[head].append([kind, 0])
-                seen[head][-1][1] += 1
-            if all(runs and runs[-1][0] == "app" and runs[-1][1] >= 3 for runs in seen.values()):
-                break
-        print(f"frames captured, in order: {seen}")
-        for head, runs in seen.items():
-            assert [kind for kind, _ in runs] == ["splash", "app"], f"output {head}: {runs}"
-        # The launch finished by the renderer's dismissed (the exit animation's own limit is 10
-        # minutes away). The renderer stays, subscribed, holding nothing (SPEC §13, after the
-        # hand-off).
-        assert machine.run(f"{BIN}/splashctl --socket /run/t/s.sock wait finished --timeout {PATIENCE}s", timeout=PATIENCE + 60) == 0
-        until(machine, "grep -q 'the app has the display' /run/t/kms.log", "the renderer letting the display go")
-        assert machine.run("grep -q 'no CLOSEFB: waiting for every output' /run/t/kms.log") == 0, "Linux 6.1 has no CLOSEFB"
-        assert machine.run("grep -q 'app: painted 2 outputs' /run/t/app.log && [ ! -e /run/t/display.lock ]") == 0
-        assert machine.run("pgrep -x splashd-kms >/dev/null") == 0, "the renderer stays"
-        for head in (0, 1):
-            assert Screen(*machine.screendump(head)).near(0, 0, MAGENTA), "the app keeps the display"
-        # A second renderer started while the app has the display takes nothing from it: it waits
-        # for a launch that wants the display, and this one has handed it over.
-        assert machine.run(f"{BIN}/splashd-kms --socket /run/t/s.sock --theme {THEME} >/run/t/kms2.log 2>&1 & echo $! > /run/t/kms2.pid") == 0
-        until(machine, "grep -q 'the app keeps it' /run/t/kms2.log", "the second renderer leaving the display to the app")
-        assert machine.run("grep -q 'the app has the display): waiting for it to let go' /run/t/kms2.log && kill $(cat /run/t/kms2.pid)") == 0
-        for head in (0, 1):
-            assert Screen(*machine.screendump(head)).near(0, 0, MAGENTA), "the app keeps the display"
-
-
 def test_a_gpu_device_that_goes_away_and_comes_back_is_drawn_on_again():
     """The renderer's device goes away under it (virtio-gpu unbound from its device: as when a
     firmware framebuffer, simpledrm, is replaced by the real GPU's driver early in boot) and
@@ -432,25 +376,53 @@ def start_app(machine, app, colour, log):
                        f"echo $! > {log}.pid") == 0
 
 
-def test_the_splash_comes_back_for_every_launch_on_the_same_renderer():
-    """After the hand-off the renderer stays (SPEC §13). The app killed, then a launch: the splash
-    is back on both outputs, drawn by the same process, with nothing but the dead app's frame or
-    black between. A second app, waiting in `splashd-kms wait` as an app unit does, takes over at
-    the launch's hand-off with only splash and app frames. A launch while that app still holds
-    master draws nothing until the app is killed; then the splash is back."""
+def test_the_app_takes_the_display_with_no_gap_and_the_splash_comes_back_for_every_launch():
+    """The hand-off (SPEC §13): once only the signal step is left, the renderer stops, keeps its
+    last frame and gives DRM master up; the app takes it and paints; its first-frame completes the
+    launch; the renderer sends dismissed and stays, holding nothing. Screens captured all along
+    show splash frames, then app frames, and nothing else: never black, never the console.
+
+    After it, the renderer stays. The app killed, then a launch: the splash is back on both
+    outputs, drawn by the same process, with nothing but the dead app's frame or black between.
+    A second app, waiting in `splashd-kms wait` as an app unit does, takes over at the launch's
+    hand-off with only splash and app frames. A launch while that app still holds master draws
+    nothing until the app is killed; then the splash is back."""
     app = build_app()
     apps = {"app1": MAGENTA, "app2": YELLOW}
     with vm.VM() as machine:
+        # The exit animation's limit is far off: only the renderer's dismissed can finish a launch.
         start(machine, {"exit_animation": "10m"}, kms_args="--display-lock /run/t/display.lock")
         for head in (0, 1):
             wait_screen(machine, head, logo_and_text_drawn, "the reference splash")
-        until(machine, "[ -e /run/t/display.lock ]", "the renderer's display lock")
-        renderer = machine.run("pgrep -x splashd-kms > /run/t/kms.pid")
-        assert renderer == 0
+        assert machine.run("pgrep -x splashd-kms > /run/t/kms.pid") == 0
+        # The app starts once `splashd-kms wait` (what the hand-off unit, or the app unit's
+        # ExecStartPre, runs) returns, and then must become DRM master at once (APP_NOW).
         start_app(machine, app, "ff00ff", "/run/t/app1.log")
+        # (The waiter is looked for by its own command line: `pgrep -f 'splashd-kms wait'` would
+        # also find the shell that runs pgrep.) It may not have started yet; once it has, it blocks.
+        until(machine, f"pgrep -f '^{BIN}/splashd-kms wait' >/dev/null", "`splashd-kms wait` started")
+        assert machine.run("[ -e /run/t/display.lock ] && ! grep -q waited /run/t/app1.log") == 0, \
+            "the renderer holds the display lock while the launch's work goes on"
+        # The hold step ends: only first-frame is left.
         assert machine.run("touch /run/t/go") == 0
+        runs = watch_screens(machine, apps, lambda s: all(kind_of(x, apps) == "app1" for x in s.values()), "the app")
+        print(f"first hand-off, frames: {runs}")
+        for head, seen in runs.items():
+            assert [kind for kind, _ in seen] == ["splash", "app1"], f"output {head}: {seen}"
+        # The launch finished by the renderer's dismissed (the exit animation's own limit is 10
+        # minutes away). The renderer stays, subscribed, holding nothing.
         assert machine.run(f"{BIN}/splashctl --socket /run/t/s.sock wait finished --timeout {PATIENCE}s", timeout=PATIENCE + 60) == 0
-        until(machine, "grep -q 'the app has the display' /run/t/kms.log", "the first hand-off")
+        until(machine, "grep -q 'the app has the display' /run/t/kms.log", "the renderer letting the display go")
+        assert machine.run("grep -q 'no CLOSEFB: waiting for every output' /run/t/kms.log") == 0, "Linux 6.1 has no CLOSEFB"
+        assert machine.run("grep -q 'app: painted 2 outputs' /run/t/app1.log && [ ! -e /run/t/display.lock ]") == 0
+        assert machine.run("[ $(pgrep -x splashd-kms) = $(cat /run/t/kms.pid) ]") == 0, "the renderer stays"
+        # A second renderer started while the app has the display takes nothing from it: it waits
+        # for a launch that wants the display, and this one has handed it over.
+        assert machine.run(f"{BIN}/splashd-kms --socket /run/t/s.sock --theme {THEME} >/run/t/kms2.log 2>&1 & echo $! > /run/t/kms2.pid") == 0
+        until(machine, "grep -q 'the app keeps it' /run/t/kms2.log", "the second renderer leaving the display to the app")
+        assert machine.run("grep -q 'the app has the display): waiting for it to let go' /run/t/kms2.log && kill $(cat /run/t/kms2.pid)") == 0
+        for head in (0, 1):
+            assert Screen(*machine.screendump(head)).near(0, 0, MAGENTA), "the app keeps the display"
 
         # 1. The app dies, then a launch (a relaunch: without systemd in this guest nothing
         #    restarts the app). The hold step holds the launch, so the splash stays up.

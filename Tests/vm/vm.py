@@ -21,7 +21,17 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MODULES = ["virtio_pci", "9pnet_virtio", "9p"]
+MODULES = ["virtio_pci", "9pnet_virtio", "9p", "overlay"]
+
+
+# systemd as PID 1 (guest-init.sh switches to it): only the test's target, no fstab of the host
+# (its disks are not the guest's), nothing of the host's that would wait for hardware or the net.
+SYSTEMD_ARGS = ("splashd.systemd systemd.unit=splashd-vm.target fstab=0 systemd.gpt_auto=0 systemd.show_status=0 "
+                "systemd.log_color=0 " + " ".join(f"systemd.mask={unit}" for unit in [
+                    "postgresql.service", "apt-daily.service", "apt-daily-upgrade.service", "man-db.service", "e2scrub_all.service",
+                    "e2scrub_reap.service", "fstrim.service", "dpkg-db-backup.service", "networking.service", "ssh.service",
+                    "systemd-networkd.service", "systemd-resolved.service", "systemd-timesyncd.service", "cron.service",
+                    "systemd-binfmt.service", "apparmor.service", "docker.service", "containerd.service"]))
 
 
 def kernel(series="6.1"):
@@ -93,7 +103,7 @@ def build_initramfs(release, path):
     busybox = shutil.which("busybox") or "/bin/busybox"
     entries = [(d, 0o040755, None) for d in ["bin", "proc", "sys", "dev", "host", "modules"]]
     entries.append(("bin/busybox", 0o100755, open(busybox, "rb").read()))
-    for applet in ["sh", "mount", "insmod", "mkdir", "cat", "echo", "chroot", "poweroff", "uname"]:
+    for applet in ["sh", "mount", "umount", "insmod", "mkdir", "cat", "echo", "chroot", "poweroff", "uname", "switch_root"]:
         entries.append((f"bin/{applet}", 0o120777, b"busybox"))
     names = []
     for module in order:
@@ -137,7 +147,12 @@ def read_ppm(path):
 class VM:
     """One virtual machine; `with VM() as vm:` boots it and stops it."""
 
-    def __init__(self, outputs=2, memory=1024, append="", second_output=True, kernel_series="6.1"):
+    def __init__(self, outputs=2, memory=1024, append="", second_output=True, kernel_series="6.1", root="/", systemd=False):
+        """`root`: the directory the guest mounts as its root over 9p (read-only). `systemd`: the
+        guest boots systemd as PID 1 on a tmpfs overlay of that root (guest-init.sh), and its
+        `vm-control.service` answers the test's commands."""
+        self.root = root
+        self.systemd = systemd
         self.dir = tempfile.mkdtemp(prefix="splashd-vm.")
         self.kernel_series = kernel_series
         self.outputs = outputs
@@ -169,11 +184,12 @@ class VM:
             "qemu-system-x86_64", "-machine", "q35", "-accel", "tcg", "-m", str(self.memory), "-smp", "2",
             "-nodefaults", "-no-reboot", "-display", "none",
             "-kernel", image, "-initrd", initrd,
-            "-append", f"console=ttyS0 panic=-1 loglevel=4 {'video=Virtual-2:e' if self.second_output else ''} {self.append}",
+            "-append", f"console=ttyS0 panic=-1 loglevel=4 {'video=Virtual-2:e' if self.second_output else ''} "
+                       f"{SYSTEMD_ARGS if self.systemd else ''} {self.append}",
             "-device", f"virtio-gpu-pci,id=gpu,max_outputs={self.outputs},edid=off",
             # A touch-like absolute pointer and a keyboard, driven with QMP input-send-event.
             "-device", "virtio-tablet-pci", "-device", "virtio-keyboard-pci",
-            "-fsdev", "local,id=host,path=/,security_model=none,readonly=on,multidevs=remap",
+            "-fsdev", f"local,id=host,path={self.root},security_model=none,readonly=on,multidevs=remap",
             "-device", "virtio-9p-pci,fsdev=host,mount_tag=host",
             "-serial", f"file:{self.console}",
             "-chardev", f"socket,id=ctl,path={ctl_path},server=on,wait=off",

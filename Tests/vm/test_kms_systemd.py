@@ -1,0 +1,256 @@
+"""splashd's app watch meets a real DRM display (SPEC §13, §14): the VM of vm.py boots systemd as
+PID 1 on an image with the packages installed, and the app's unit (the C test app behind
+`ExecStartPre=/usr/bin/splashd-kms wait`) crashes, is restarted through the polkit grant, loops
+until "The app keeps stopping" (Retry by touch), and hangs; every transition's frames are
+captured from outside.
+
+The image: an overlay of this machine's root file system (the lower layer) with a tmpfs upper
+layer, in a private mount namespace of this test process, where the packages of $SPLASHD_DIST
+are installed with dpkg in a chroot, as on a device; QEMU, started in the same namespace, shares
+it with the guest over 9p, and the guest puts a tmpfs overlay of its own over it to boot
+(guest-init.sh). Nothing on the host changes. Needs root and the packages: scripts/test.sh runs
+it after `make deb`."""
+
+import ctypes
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+import vm
+from test_kms import (MAGENTA, PATIENCE, RED, WHITE, Screen, build_app, kind_of, logo_and_text_drawn,
+                      watch_screens)
+
+DIST = os.environ.get("SPLASHD_DIST", "")
+
+pytestmark = pytest.mark.skipif(
+    not (DIST and glob.glob(os.path.join(DIST, "splashd-kms_*.deb")) and os.geteuid() == 0
+         and shutil.which("qemu-system-x86_64") and vm.kernel()),
+    reason="needs root, qemu, and the packages in $SPLASHD_DIST (scripts/test.sh sets it after make deb)")
+
+APPS = {"app": MAGENTA}
+
+CONFIG = """# The VM's splashd: the app's life on a real DRM display.
+[splash]
+min_display = "0ms"
+# Far beyond what the slowest honest run takes: the guest is emulated.
+timeout = "10m"
+
+[app]
+unit = "vm-kiosk.service"
+# Three missed heartbeats are a hang: the app sends one a second.
+heartbeat = "3s"
+max_restarts = 1
+restart_window = "1h"
+
+[[step]]
+id = "first-frame"
+plugin = "signal"
+timeout = "10m"
+"""
+
+# The app's unit, written as docs/systemd.md says for a display with no browser.
+KIOSK_UNIT = """[Unit]
+Description=The VM's kiosk app
+StartLimitIntervalSec=0
+Wants=splashd.service splashd-kms-handoff.service
+After=splashd.socket splashd-kms-handoff.service
+
+[Service]
+ExecStartPre=/usr/bin/splashd-kms wait
+ExecStart=/usr/local/bin/vm-kiosk
+Restart=no
+"""
+
+# The app: its heartbeat beside it, then the C app (master at once: it starts only once the
+# renderer has handed over), which paints and completes first-frame.
+KIOSK = """#!/bin/sh
+python3 -c '
+import socket, time
+s = socket.socket(socket.AF_UNIX)
+s.connect("/run/splashd/splashd.sock")
+while True:
+    s.sendall(b"{\\"cmd\\":\\"alive\\"}\\n")
+    time.sleep(1)
+' &
+APP_NOW=1 exec /usr/local/bin/vm-app ff00ff 'splashctl complete first-frame'
+"""
+
+TARGET = """[Unit]
+Description=The VM's boot: splashd, the renderer, the app and the test's control port
+Requires=basic.target
+After=basic.target
+Wants=splashd.service vm-control.service
+"""
+
+CONTROL_UNIT = """[Unit]
+Description=The test's commands on /dev/ttyS1
+DefaultDependencies=no
+After=sysinit.target
+
+[Service]
+ExecStart=/usr/local/sbin/vm-control
+"""
+
+# The same loop as guest-init.sh's: one shell line each, answered "done STATUS".
+CONTROL = """#!/bin/sh
+exec 9</dev/ttyS1
+stty -F /dev/ttyS1 raw -echo
+echo "vm: ready" >/dev/ttyS1
+while IFS= read -r line; do
+  sh -c "$line" </dev/null >>/run/vm-commands.log 2>&1 9<&-
+  echo "done $?" >/dev/ttyS1
+done </dev/ttyS1
+"""
+
+
+def private_mount_namespace():
+    """This process (and QEMU, its child) in a mount namespace of its own: the image's mounts
+    exist only there and vanish with it."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(0x00020000) != 0:  # CLONE_NEWNS
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
+    subprocess.run(["mount", "--make-rprivate", "/"], check=True)
+
+
+def write(root, path, text, mode=0o644):
+    full = os.path.join(root, path.lstrip("/"))
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    with open(full, "w") as f:
+        f.write(text)
+    os.chmod(full, mode)
+
+
+@pytest.fixture(scope="module")
+def image():
+    """The guest's root: this machine's, the packages installed, the app and its unit."""
+    private_mount_namespace()
+    work = tempfile.mkdtemp(prefix="splashd-vm-image.")
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755,size=1g", "splashd-vm-image", work], check=True)
+    for d in ("upper", "ovlwork", "root"):
+        os.makedirs(os.path.join(work, d))
+    root = os.path.join(work, "root")
+    subprocess.run(["mount", "-t", "overlay", "splashd-vm-image", "-o",
+                    f"lowerdir=/,upperdir={work}/upper,workdir={work}/ovlwork", root], check=True)
+    debs = [p for name in ("splashd", "splashd-kms", "splashd-themes") for p in glob.glob(os.path.join(DIST, f"{name}_*.deb"))]
+    os.makedirs(os.path.join(root, "var/tmp/debs"), exist_ok=True)
+    for deb in debs:
+        shutil.copy(deb, os.path.join(root, "var/tmp/debs"))
+    subprocess.run(["mount", "-t", "proc", "proc", os.path.join(root, "proc")], check=True)
+    installed = subprocess.run(["chroot", root, "sh", "-c", "dpkg -i /var/tmp/debs/*.deb"], capture_output=True, text=True)
+    subprocess.run(["umount", os.path.join(root, "proc")], check=True)
+    assert installed.returncode == 0, f"dpkg -i: {installed.stdout}\n{installed.stderr}"
+    # (Development: $SPLASHD_VM_BIN_DIR's splashd-kms and splashd over the packages' own.)
+    for name in ("splashd-kms", "splashd"):
+        override = os.path.join(os.environ.get("SPLASHD_VM_BIN_DIR", "/nonexistent"), name)
+        if os.path.exists(override):
+            shutil.copy(override, os.path.join(root, "usr/bin", name))
+    shutil.copy(build_app(), os.path.join(root, "usr/local/bin/vm-app"))
+    write(root, "/usr/local/bin/vm-kiosk", KIOSK, 0o755)
+    write(root, "/usr/local/sbin/vm-control", CONTROL, 0o755)
+    write(root, "/etc/systemd/system/vm-kiosk.service", KIOSK_UNIT)
+    write(root, "/etc/systemd/system/vm-control.service", CONTROL_UNIT)
+    write(root, "/etc/systemd/system/splashd-vm.target", TARGET)
+    write(root, "/etc/splashd/splashd.toml", CONFIG)
+    # The reference theme (teal), which the captures are checked against, as the device's own.
+    shutil.copytree(os.path.join(vm.HERE, "..", "..", "renderer/themes/reference"), os.path.join(root, "etc/splashd/theme"))
+    # A host that is a container (Docker's /.dockerenv) would make the guest's systemd think it is
+    # one too, and ignore the kernel's command line (systemd.unit=, systemd.mask=).
+    for marker in ("/.dockerenv", "/run/.containerenv"):
+        if os.path.lexists(root + marker):
+            os.remove(root + marker)
+    # The host's /tmp (work trees, tests' leftovers) is not the guest's: systemd-tmpfiles would
+    # empty it at boot, file by file over 9p.
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=1777", "splashd-vm-tmp", os.path.join(root, "tmp")], check=True)
+    yield root
+    # (The mounts vanish with this process's namespace; the directory is the host's.)
+    subprocess.run(["umount", "-R", work])
+    os.rmdir(work)
+
+
+def journal(machine, unit):
+    """A unit's journal, to the console (read back by the failure message)."""
+    machine.run(f"journalctl -b -u {unit} -o short-monotonic --no-pager > /dev/ttyS0")
+
+
+def test_the_apps_life_on_a_real_display_under_systemd(image):
+    with vm.VM(root=image, systemd=True) as machine:
+        def ok(line, what):
+            if machine.run(line, timeout=PATIENCE + 60) != 0:
+                for unit in ("splashd", "splashd-kms", "vm-kiosk"):
+                    journal(machine, unit)
+                pytest.fail(f"{what}; the guest said:\n{machine.console_text()[-6000:]}")
+
+        def watch(done, what):
+            """`watch_screens`, with the units' journals on the console when it fails."""
+            try:
+                return watch_screens(machine, APPS, done, what)
+            except pytest.fail.Exception:
+                for unit in ("splashd", "splashd-kms", "vm-kiosk"):
+                    journal(machine, unit)
+                pytest.fail(f"{what} never showed; the guest said:\n{machine.console_text()[-8000:]}")
+
+        def both(predicate):
+            return lambda screens: all(predicate(s) for s in screens.values())
+
+        # The boot: the renderer's splash, handed to the app, which paints both outputs.
+        runs = watch(both(lambda s: kind_of(s, APPS) == "app"), "the app after the boot's launch")
+        print(f"boot: frames per output {runs}")
+        ok("splashctl wait finished --timeout 300s", "the boot's launch finished")
+        ok("journalctl -b -u splashd-kms -o cat | grep -q 'the app has the display'", "the renderer's hand-off at boot")
+
+        # 1. The app crashes: splashd's watch starts an app-exited launch, the renderer takes the
+        #    display back, the app's unit is restarted through the polkit grant and waits in
+        #    `splashd-kms wait` until the hand-off, then takes the display again.
+        ok("kill -9 $(systemctl show -p MainPID --value vm-kiosk.service)", "the app killed")
+        runs = watch(lambda s: all(logo_and_text_drawn(x) for x in s.values()), "the splash after the crash")
+        print(f"crash: frames per output until the splash {runs}")
+        for head, seen in runs.items():
+            assert [k for k, _ in seen][-1] == "splash" and all(k in ("app", "black", "splash") for k, _ in seen), f"output {head}: {seen}"
+        runs = watch(both(lambda s: kind_of(s, APPS) == "app"), "the restarted app")
+        print(f"restart: frames per output until the app {runs}")
+        for head, seen in runs.items():
+            assert [k for k, _ in seen] == ["splash", "app"], f"output {head}: {seen}"
+        ok("splashctl wait finished --timeout 300s", "the crash's launch finished")
+        ok("journalctl -b -u splashd -o cat | grep -q 'launch started (app-exited)'", "an app-exited launch")
+        ok(f"end=$(( $(date +%s) + {PATIENCE} )); until [ $(journalctl -b -u splashd-kms -o cat | grep -c 'the app has the display') -ge 2 ];"
+           f" do [ $(date +%s) -lt $end ] || exit 1; sleep 0.2; done", "the second hand-off")
+        ok("[ $(systemctl show -p NRestarts --value splashd-kms.service) = 0 ] && "
+           "[ $(journalctl -b -u splashd-kms -o cat | grep -c 'first frame on') = 1 ]", "one renderer process throughout")
+
+        # 2. The crash loop (max_restarts = 1): the next crash is an error, "The app keeps
+        #    stopping", with Retry only, on the display; Retry by touch starts the app again.
+        ok("kill -9 $(systemctl show -p MainPID --value vm-kiosk.service)", "the app killed again")
+        error_view = lambda s: s.count(0, 0, s.width, s.height, RED, 20) > 200  # noqa: E731
+        runs = watch(both(error_view), "the crash loop's error view")
+        print(f"crash loop: frames per output until the error view {runs}")
+        ok("splashctl status --json | grep -q app-crash-loop", "the crash-loop error")
+        screen = Screen(*machine.screendump(0))
+        w, h = screen.width, screen.height
+        reds = [y for y in range(0, h, 2) for x in range(0, w, 2) if screen.near(x, y, RED, 20)]
+        pill = [(x, y) for y in range(max(reds) + 8, min(h, max(reds) + 90), 2) for x in range(w // 4, 3 * w // 4, 2)
+                if screen.near(x, y, WHITE, 8)]
+        assert len(pill) > 300, f"the Retry button: {len(pill)} white pixels under the title"
+        machine.click(sum(x for x, _ in pill) / len(pill), sum(y for _, y in pill) / len(pill), w, h)
+        runs = watch(both(lambda s: kind_of(s, APPS) == "app"), "the app after Retry")
+        print(f"Retry by touch: frames per output until the app {runs}")
+        ok("journalctl -b -u splashd-kms -o cat | grep -q 'Retry, pressed on Virtual-1'", "Retry pressed by touch")
+
+        # 3. A hang: the app stops (SIGSTOP: it still holds DRM master, its heartbeats stop).
+        #    splashd kills its unit after three missed heartbeats; the splash is back once the
+        #    app's master is gone.
+        ok("splashctl wait finished --timeout 300s", "Retry's launch finished")
+        ok("systemctl kill -s STOP vm-kiosk.service", "the app stopped")
+        runs = watch(lambda s: all(logo_and_text_drawn(x) for x in s.values()), "the splash after the hang")
+        print(f"hang: frames per output until the splash {runs}")
+        for head, seen in runs.items():
+            assert [k for k, _ in seen][-1] == "splash" and all(k in ("app", "black", "splash") for k, _ in seen), f"output {head}: {seen}"
+        ok("journalctl -b -u splashd -o cat | grep -q 'launch started (app-hung)'", "an app-hung launch")
+        ok("[ $(journalctl -b -u splashd-kms -o cat | grep -c 'first frame on') = 1 ]", "one renderer process throughout")
+        machine.run("journalctl -b -u splashd-kms -o short-monotonic --no-pager | "
+                    "grep -E 'hand|back|ours|still|Retry|first frame|waiting|went away|plugged' > /dev/ttyS0")
+        print("\n".join(line for line in machine.console_text().splitlines() if "splashd-kms[" in line))
