@@ -1,7 +1,7 @@
 #!/bin/sh
 # The guest's /init (Tests/vm/vm.py): a busybox initramfs that mounts the host's root file system
 # read-only over 9p, loads the GPU driver from it, and runs the commands the test sends on the
-# second serial port (/dev/ttyS1), one shell line each, answering "done STATUS" after each.
+# second serial port (control-loop.sh).
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -28,6 +28,7 @@ mount -t devtmpfs dev /host/dev || echo "vm: cannot mount /dev"
 # Scratch space on tmpfs: /run (and /var/tmp). The host's /tmp stays visible, read-only like the
 # rest: a checkout there (a CI's clone) holds the binaries the guest runs.
 for dir in run var/tmp; do mount -t tmpfs tmpfs "/host/$dir" || echo "vm: cannot mount /$dir"; done
+cp /control-loop.sh /host/run/control-loop.sh
 echo "vm: host mounted; kernel $(uname -r)"
 exec chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/run SWIFT_BACKTRACE=enable=no /bin/sh -c '
   # splashd.gpu=later on the command line: the test loads the driver itself (a late GPU).
@@ -38,14 +39,6 @@ exec chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/run S
   modprobe -a virtio_input evdev 2>/dev/null
   /lib/systemd/systemd-udevd --daemon 2>/dev/null && udevadm trigger --action=add --subsystem-match=input 2>/dev/null &&
     udevadm settle --timeout=240 2>/dev/null && echo "vm: udev settled" || echo "vm: udev did not settle"
-  # The port stays open from here on (descriptor 9, never read): a tty flushes its input when
-  # its last descriptor closes, and the first line of the test may already be on its way.
-  exec 9</dev/ttyS1
-  stty -F /dev/ttyS1 raw -echo
-  echo "vm: ready" >/dev/ttyS1
-  while IFS= read -r line; do
-    sh -c "$line" </dev/null >>/run/vm-commands.log 2>&1 9<&-
-    echo "done $?" >/dev/ttyS1
-  done </dev/ttyS1
+  sh /run/control-loop.sh
   poweroff -f
 '

@@ -239,6 +239,17 @@ def test_a_gpu_device_that_goes_away_and_comes_back_is_drawn_on_again():
         assert machine.run("pgrep -x splashd-kms >/dev/null") == 0, "the renderer goes on"
 
 
+def retry_button(screen):
+    """The middle of the error view's one button (Retry, no Continue offline): the white pill
+    under the red title."""
+    w, h = screen.width, screen.height
+    reds = [y for y in range(0, h, 2) for x in range(0, w, 2) if screen.near(x, y, RED, 20)]
+    pill = [(x, y) for y in range(max(reds) + 8, min(h, max(reds) + 90), 2) for x in range(w // 4, 3 * w // 4, 2)
+            if screen.near(x, y, WHITE, 8)]
+    assert len(pill) > 300, f"the Retry button: {len(pill)} white pixels under the title"
+    return sum(x for x, _ in pill) / len(pill), sum(y for _, y in pill) / len(pill)
+
+
 def build_app():
     app = os.path.join(ROOT, ".build", "vm-test-app")
     os.makedirs(os.path.dirname(app), exist_ok=True)
@@ -289,16 +300,9 @@ def test_retry_by_touch_and_by_key():
               "the renderer taking the tablet and the keyboard once they came")
         for retries, how in enumerate(("touch", "key"), start=1):
             screen = wait_screen(machine, 0, error_view, "the error view")
-            w, h = screen.width, screen.height
-            reds = [y for y in range(0, h, 2) for x in range(0, w, 2) if screen.near(x, y, RED, 20)]
-            # The one button (no Continue offline): the white pill under the red title.
-            pill = [(x, y) for y in range(max(reds) + 8, min(h, max(reds) + 90), 2) for x in range(w // 4, 3 * w // 4, 2)
-                    if screen.near(x, y, WHITE, 8)]
-            assert len(pill) > 300, f"the Retry button: {len(pill)} white pixels under the title"
+            cx, cy = retry_button(screen)
             if how == "touch":
-                cx = sum(x for x, _ in pill) / len(pill)
-                cy = sum(y for _, y in pill) / len(pill)
-                machine.click(cx, cy, w, h)
+                machine.click(cx, cy, screen.width, screen.height)
             else:
                 machine.key("ret")
             until(machine, f"[ $(grep -c 'phase error -> loading' /run/t/splashd.log) -ge {retries} ]",
@@ -368,6 +372,27 @@ def watch_screens(machine, apps, done, what):
             pytest.fail(f"{what} never showed; captured {seen}; the guest said:\n{machine.console_text()[-3000:]}")
 
 
+def handed_over(machine, apps, app, what, watch=None):
+    """Captures both outputs until `app` shows on both; asserts splash frames, then the app's, and
+    nothing else on each. `watch(done, what)` captures (default: `watch_screens`)."""
+    watch = watch or (lambda done, what: watch_screens(machine, apps, done, what))
+    runs = watch(lambda s: all(kind_of(x, apps) == app for x in s.values()), what)
+    print(f"{what}: frames per output {runs}")
+    for head, seen in runs.items():
+        assert [kind for kind, _ in seen] == ["splash", app], f"output {head}: {seen}"
+
+
+def splash_back(machine, apps, what, watch=None):
+    """Captures both outputs until the splash shows on both; asserts nothing but an app's frame or
+    black came before it on each."""
+    watch = watch or (lambda done, what: watch_screens(machine, apps, done, what))
+    runs = watch(lambda s: all(logo_and_text_drawn(x) for x in s.values()), what)
+    print(f"{what}: frames per output {runs}")
+    for head, seen in runs.items():
+        kinds = [kind for kind, _ in seen]
+        assert kinds[-1] == "splash" and all(k in (*apps, "black", "splash") for k in kinds), f"output {head}: {seen}"
+
+
 def start_app(machine, app, colour, log):
     """The test app as an app unit with `ExecStartPre=splashd-kms wait` runs it: it waits for the
     renderer's display lock, then must become master at once, paints, and completes first-frame."""
@@ -405,10 +430,7 @@ def test_the_app_takes_the_display_with_no_gap_and_the_splash_comes_back_for_eve
             "the renderer holds the display lock while the launch's work goes on"
         # The hold step ends: only first-frame is left.
         assert machine.run("touch /run/t/go") == 0
-        runs = watch_screens(machine, apps, lambda s: all(kind_of(x, apps) == "app1" for x in s.values()), "the app")
-        print(f"first hand-off, frames: {runs}")
-        for head, seen in runs.items():
-            assert [kind for kind, _ in seen] == ["splash", "app1"], f"output {head}: {seen}"
+        handed_over(machine, apps, "app1", "the first hand-off")
         # The launch finished by the renderer's dismissed (the exit animation's own limit is 10
         # minutes away). The renderer stays, subscribed, holding nothing.
         assert machine.run(f"{BIN}/splashctl --socket /run/t/s.sock wait finished --timeout {PATIENCE}s", timeout=PATIENCE + 60) == 0
@@ -429,11 +451,8 @@ def test_the_app_takes_the_display_with_no_gap_and_the_splash_comes_back_for_eve
         assert machine.run("rm /run/t/go && kill -9 $(cat /run/t/app1.log.pid)") == 0
         killed = time.monotonic()
         assert machine.run(f"{BIN}/splashctl --socket /run/t/s.sock relaunch") == 0
-        runs = watch_screens(machine, apps, lambda s: all(logo_and_text_drawn(x) for x in s.values()), "the splash back after the app died")
-        print(f"app killed -> the splash on both outputs, seen from outside: {time.monotonic() - killed:.2f} s; frames: {runs}")
-        for head, seen in runs.items():
-            kinds = [kind for kind, _ in seen]
-            assert kinds in (["app1", "splash"], ["app1", "black", "splash"], ["black", "splash"], ["splash"]), f"output {head}: {seen}"
+        splash_back(machine, apps, "the splash back after the app died")
+        print(f"app killed -> the splash on both outputs, seen from outside: {time.monotonic() - killed:.2f} s")
         assert machine.run("[ $(pgrep -x splashd-kms) = $(cat /run/t/kms.pid) ]") == 0, "the same renderer process"
         until(machine, "grep -q 'the splash is back on Virtual-1 (1280x800), Virtual-2 (1024x768)' /run/t/kms.log", "the renderer's word")
         assert machine.run("[ -e /run/t/display.lock ]") == 0, "the lock is the renderer's again"
@@ -444,10 +463,7 @@ def test_the_app_takes_the_display_with_no_gap_and_the_splash_comes_back_for_eve
         until(machine, f"pgrep -f '^{BIN}/splashd-kms wait' >/dev/null", "the second app waiting in `splashd-kms wait`")
         assert machine.run("! grep -q waited /run/t/app2.log") == 0, "the app waits while the renderer has the display"
         assert machine.run("touch /run/t/go") == 0
-        runs = watch_screens(machine, apps, lambda s: all(kind_of(x, apps) == "app2" for x in s.values()), "the second app")
-        print(f"second hand-off, frames: {runs}")
-        for head, seen in runs.items():
-            assert [kind for kind, _ in seen] == ["splash", "app2"], f"output {head}: {seen}"
+        handed_over(machine, apps, "app2", "the second hand-off")
         assert machine.run(f"{BIN}/splashctl --socket /run/t/s.sock wait finished --timeout {PATIENCE}s", timeout=PATIENCE + 60) == 0
         until(machine, "[ $(grep -c 'the app has the display' /run/t/kms.log) -ge 2 ]", "the second hand-off's end")
 
@@ -464,10 +480,8 @@ def test_the_app_takes_the_display_with_no_gap_and_the_splash_comes_back_for_eve
         assert before == 0 and machine.run("cat /proc/$(cat /run/t/kms.pid)/stat > /run/t/stat-after") == 0
         assert machine.run("kill -9 $(cat /run/t/app2.log.pid)") == 0
         killed = time.monotonic()
-        runs = watch_screens(machine, apps, lambda s: all(logo_and_text_drawn(x) for x in s.values()), "the splash after the hung app was killed")
-        print(f"hung app killed -> the splash on both outputs, seen from outside: {time.monotonic() - killed:.2f} s; frames: {runs}")
-        for head, seen in runs.items():
-            assert [kind for kind, _ in seen][-1] == "splash" and all(k in ("app2", "black", "splash") for k, _ in seen), f"output {head}: {seen}"
+        splash_back(machine, apps, "the splash after the hung app was killed")
+        print(f"hung app killed -> the splash on both outputs, seen from outside: {time.monotonic() - killed:.2f} s")
         assert machine.run("[ $(pgrep -x splashd-kms) = $(cat /run/t/kms.pid) ]") == 0, "the same renderer process"
         assert machine.run("grep -q 'the display is ours [0-9]* ms after the launch wanted it' /run/t/kms.log "
                            "&& grep -E 'is back on|is ours|taking the display back|still has' /run/t/kms.log > /dev/ttyS0") == 0
@@ -487,14 +501,8 @@ def test_touch_on_the_second_output_presses_that_outputs_retry():
         error_view = lambda s: s.count(0, 0, s.width, s.height, RED, 20) > 200  # noqa: E731
         wait_screen(machine, 0, error_view, "the error view on Virtual-1")
         screen = wait_screen(machine, 1, error_view, "the error view on Virtual-2")
-        w, h = screen.width, screen.height
-        assert (w, h) == (1024, 768)
-        reds = [y for y in range(0, h, 2) for x in range(0, w, 2) if screen.near(x, y, RED, 20)]
-        pill = [(x, y) for y in range(max(reds) + 8, min(h, max(reds) + 90), 2) for x in range(w // 4, 3 * w // 4, 2)
-                if screen.near(x, y, WHITE, 8)]
-        assert len(pill) > 300, f"the Retry button on Virtual-2: {len(pill)} white pixels under the title"
-        cx = sum(x for x, _ in pill) / len(pill)
-        cy = sum(y for _, y in pill) / len(pill)
-        machine.click(cx, cy, w, h, head=1)
+        assert (screen.width, screen.height) == (1024, 768)
+        cx, cy = retry_button(screen)
+        machine.click(cx, cy, screen.width, screen.height, head=1)
         until(machine, "grep -q 'phase error -> loading' /run/t/splashd.log", "Retry on Virtual-2 taking the launch back to loading")
         assert machine.run("grep -q 'Retry, pressed on Virtual-2' /run/t/kms.log") == 0

@@ -22,7 +22,7 @@ import time
 import pytest
 
 import vm
-from test_kms import (MAGENTA, PATIENCE, RED, WHITE, Screen, build_app, kind_of, logo_and_text_drawn,
+from test_kms import (MAGENTA, PATIENCE, RED, Screen, build_app, handed_over, kind_of, retry_button, splash_back,
                       watch_screens)
 
 DIST = os.environ.get("SPLASHD_DIST", "")
@@ -93,20 +93,8 @@ DefaultDependencies=no
 After=sysinit.target
 
 [Service]
-ExecStart=/usr/local/sbin/vm-control
+ExecStart=/bin/sh /usr/local/sbin/vm-control
 """
-
-# The same loop as guest-init.sh's: one shell line each, answered "done STATUS".
-CONTROL = """#!/bin/sh
-exec 9</dev/ttyS1
-stty -F /dev/ttyS1 raw -echo
-echo "vm: ready" >/dev/ttyS1
-while IFS= read -r line; do
-  sh -c "$line" </dev/null >>/run/vm-commands.log 2>&1 9<&-
-  echo "done $?" >/dev/ttyS1
-done </dev/ttyS1
-"""
-
 
 def private_mount_namespace():
     """This process (and QEMU, its child) in a mount namespace of its own: the image's mounts
@@ -151,7 +139,7 @@ def image():
             shutil.copy(override, os.path.join(root, "usr/bin", name))
     shutil.copy(build_app(), os.path.join(root, "usr/local/bin/vm-app"))
     write(root, "/usr/local/bin/vm-kiosk", KIOSK, 0o755)
-    write(root, "/usr/local/sbin/vm-control", CONTROL, 0o755)
+    shutil.copy(os.path.join(vm.HERE, "control-loop.sh"), os.path.join(root, "usr/local/sbin/vm-control"))
     write(root, "/etc/systemd/system/vm-kiosk.service", KIOSK_UNIT)
     write(root, "/etc/systemd/system/vm-control.service", CONTROL_UNIT)
     write(root, "/etc/systemd/system/splashd-vm.target", TARGET)
@@ -199,7 +187,7 @@ def test_the_apps_life_on_a_real_display_under_systemd(image):
 
         # The boot: the renderer's splash, handed to the app, which paints both outputs.
         runs = watch(both(lambda s: kind_of(s, APPS) == "app"), "the app after the boot's launch")
-        print(f"boot: frames per output {runs}")
+        print(f"the boot: frames per output {runs}")
         ok("splashctl wait finished --timeout 300s", "the boot's launch finished")
         ok("journalctl -b -u splashd-kms -o cat | grep -q 'the app has the display'", "the renderer's hand-off at boot")
 
@@ -207,14 +195,8 @@ def test_the_apps_life_on_a_real_display_under_systemd(image):
         #    display back, the app's unit is restarted through the polkit grant and waits in
         #    `splashd-kms wait` until the hand-off, then takes the display again.
         ok("kill -9 $(systemctl show -p MainPID --value vm-kiosk.service)", "the app killed")
-        runs = watch(lambda s: all(logo_and_text_drawn(x) for x in s.values()), "the splash after the crash")
-        print(f"crash: frames per output until the splash {runs}")
-        for head, seen in runs.items():
-            assert [k for k, _ in seen][-1] == "splash" and all(k in ("app", "black", "splash") for k, _ in seen), f"output {head}: {seen}"
-        runs = watch(both(lambda s: kind_of(s, APPS) == "app"), "the restarted app")
-        print(f"restart: frames per output until the app {runs}")
-        for head, seen in runs.items():
-            assert [k for k, _ in seen] == ["splash", "app"], f"output {head}: {seen}"
+        splash_back(machine, APPS, "the splash after the crash", watch)
+        handed_over(machine, APPS, "app", "the restarted app", watch)
         ok("splashctl wait finished --timeout 300s", "the crash's launch finished")
         ok("journalctl -b -u splashd -o cat | grep -q 'launch started (app-exited)'", "an app-exited launch")
         ok(f"end=$(( $(date +%s) + {PATIENCE} )); until [ $(journalctl -b -u splashd-kms -o cat | grep -c 'the app has the display') -ge 2 ];"
@@ -230,12 +212,7 @@ def test_the_apps_life_on_a_real_display_under_systemd(image):
         print(f"crash loop: frames per output until the error view {runs}")
         ok("splashctl status --json | grep -q app-crash-loop", "the crash-loop error")
         screen = Screen(*machine.screendump(0))
-        w, h = screen.width, screen.height
-        reds = [y for y in range(0, h, 2) for x in range(0, w, 2) if screen.near(x, y, RED, 20)]
-        pill = [(x, y) for y in range(max(reds) + 8, min(h, max(reds) + 90), 2) for x in range(w // 4, 3 * w // 4, 2)
-                if screen.near(x, y, WHITE, 8)]
-        assert len(pill) > 300, f"the Retry button: {len(pill)} white pixels under the title"
-        machine.click(sum(x for x, _ in pill) / len(pill), sum(y for _, y in pill) / len(pill), w, h)
+        machine.click(*retry_button(screen), screen.width, screen.height)
         runs = watch(both(lambda s: kind_of(s, APPS) == "app"), "the app after Retry")
         print(f"Retry by touch: frames per output until the app {runs}")
         ok("journalctl -b -u splashd-kms -o cat | grep -q 'Retry, pressed on Virtual-1'", "Retry pressed by touch")
@@ -245,10 +222,7 @@ def test_the_apps_life_on_a_real_display_under_systemd(image):
         #    app's master is gone.
         ok("splashctl wait finished --timeout 300s", "Retry's launch finished")
         ok("systemctl kill -s STOP vm-kiosk.service", "the app stopped")
-        runs = watch(lambda s: all(logo_and_text_drawn(x) for x in s.values()), "the splash after the hang")
-        print(f"hang: frames per output until the splash {runs}")
-        for head, seen in runs.items():
-            assert [k for k, _ in seen][-1] == "splash" and all(k in ("app", "black", "splash") for k, _ in seen), f"output {head}: {seen}"
+        splash_back(machine, APPS, "the splash after the hang", watch)
         ok("journalctl -b -u splashd -o cat | grep -q 'launch started (app-hung)'", "an app-hung launch")
         ok("[ $(journalctl -b -u splashd-kms -o cat | grep -c 'first frame on') = 1 ]", "one renderer process throughout")
         machine.run("journalctl -b -u splashd-kms -o short-monotonic --no-pager | "

@@ -103,7 +103,7 @@ def build_initramfs(release, path):
     busybox = shutil.which("busybox") or "/bin/busybox"
     entries = [(d, 0o040755, None) for d in ["bin", "proc", "sys", "dev", "host", "modules"]]
     entries.append(("bin/busybox", 0o100755, open(busybox, "rb").read()))
-    for applet in ["sh", "mount", "umount", "insmod", "mkdir", "cat", "echo", "chroot", "poweroff", "uname", "switch_root"]:
+    for applet in ["sh", "mount", "umount", "cp", "insmod", "mkdir", "cat", "echo", "chroot", "poweroff", "uname", "switch_root"]:
         entries.append((f"bin/{applet}", 0o120777, b"busybox"))
     names = []
     for module in order:
@@ -115,6 +115,7 @@ def build_initramfs(release, path):
         names.append(name)
     entries.append(("modules.order", 0o100644, "\n".join(names).encode() + b"\n"))
     entries.append(("init", 0o100755, open(os.path.join(HERE, "guest-init.sh"), "rb").read()))
+    entries.append(("control-loop.sh", 0o100755, open(os.path.join(HERE, "control-loop.sh"), "rb").read()))
     with open(path, "wb") as f:
         f.write(gzip.compress(cpio_newc(entries), 1))
 
