@@ -5,8 +5,7 @@
 #
 #   scripts/sanitize.sh [--build-only] [thread] [address] [-- swift test arguments, e.g. --filter Config]
 #
-# --build-only builds the configuration and runs nothing: CI does that for ThreadSanitizer, so a
-# build that stops building fails CI (the full run is `make sanitize`).
+# --build-only builds the configuration and runs nothing (the full run is `make sanitize`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
