@@ -23,7 +23,9 @@ from processes import BIN, ENV, ROOT, deadline_wait, json_lines, stop
 class Watcher:
     """A subscriber of splashd's socket that records every state with the instant it arrived."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, log: str | None = None):
+        # splashd's log, whose end a timed-out wait reports (what the daemon saw meanwhile).
+        self.log = log
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.connect(path)
         self.sock.sendall(b'{"cmd":"subscribe"}\n')
@@ -49,7 +51,14 @@ class Watcher:
                 left = end - time.monotonic()
                 if left <= 0:
                     phases = [s["phase"] for _, s in self.states]
-                    raise TimeoutError(f"timed out waiting for {what}; phases seen: {phases}")
+                    tail = ""
+                    if self.log:
+                        try:
+                            with open(self.log, errors="replace") as f:
+                                tail = "; splashd's log ends:\n" + "".join(f.readlines()[-30:])
+                        except OSError:
+                            pass
+                    raise TimeoutError(f"timed out waiting for {what}; phases seen: {phases}{tail}")
                 self.cond.wait(left)
 
     def phase(self, phase, timeout=20.0, after=None):
@@ -116,7 +125,7 @@ class Stack:
         deadline_wait(lambda: self.ping(), 20, "splashd to answer")
         if self.watcher:
             self.watcher.close()
-        self.watcher = Watcher(self.socket)
+        self.watcher = Watcher(self.socket, log=os.path.join(self.dir, "splashd.log"))
 
     def ping(self):
         try:
