@@ -172,7 +172,6 @@ public struct RendererMachine {
     private var nextCheck: Duration?
     private var nextMasterTry: Duration?
     private var wantedDisplayAt: Duration?
-    private var hasDevice = false
     private var inputSuspended = false
     /// The wait for another process's master was logged (once per launch that waits).
     private var toldWaiting = false
@@ -216,13 +215,16 @@ public struct RendererMachine {
             for (_, at) in staleUntil { soonest(at) }
             if !handOffWanted {
                 let moving = timeline.isMoving(view, at: times(at: now))
-                for output in outputs where pending[output.id] == nil && staleUntil[output.id] == nil
-                    && (dirty.contains(output.id) || moving || drawnMoving.contains(output.id)) {
-                    soonest(now)
-                }
+                if outputs.contains(where: { isDue($0.id, moving: moving) }) { soonest(now) }
             }
             return wake
         }
+    }
+
+    /// Whether the output is to be drawn now: no flip pending on it, not waiting after a failure,
+    /// and its picture changed, moves, or moved in its last frame.
+    private func isDue(_ id: OutputID, moving: Bool) -> Bool {
+        pending[id] == nil && staleUntil[id] == nil && (dirty.contains(id) || moving || drawnMoving.contains(id))
     }
 
     /// Takes in what happened at `now` (a monotonic instant, from any origin); returns what to do.
@@ -230,7 +232,6 @@ public struct RendererMachine {
         var actions: [Action] = []
         switch input {
         case .deviceOpened(let master, let closeFB):
-            hasDevice = true
             closesFramebuffers = closeFB
             pending = [:]
             staleUntil = [:]
@@ -248,7 +249,6 @@ public struct RendererMachine {
                 actions.append(.log("another process is the device's master (the app has the display): waiting for it to let go"))
             }
         case .deviceRemoved:
-            hasDevice = false
             outputs = []
             pending = [:]
             staleUntil = [:]
@@ -316,6 +316,12 @@ public struct RendererMachine {
         state.destination != nil || state.phase == .dismissing || state.phase == .finished
     }
 
+    /// Whether a state takes the display back: a launch not handed over, in `loading` or
+    /// `error` (the page's rule: a new launch shows the splash again over the app).
+    private func wantsSplashBack(_ state: StateMessage) -> Bool {
+        state.launch != handedOff && !Self.handsOver(state) && (state.phase == .loading || state.phase == .error)
+    }
+
     private mutating func stateArrived(_ state: StateMessage, at now: Duration) -> [Action] {
         var actions: [Action] = []
         let newLaunch = state.launch != launch
@@ -325,7 +331,7 @@ public struct RendererMachine {
         if state.phase != .finished { finishedAt = nil }
         switch stage {
         case .handingOff, .away:
-            if state.launch != handedOff, !Self.handsOver(state), state.phase == .loading || state.phase == .error {
+            if wantsSplashBack(state) {
                 actions += takeBack(state, at: now)
             } else if newLaunch {
                 // A launch that began and handed over while the renderer was away (or slept):
@@ -351,7 +357,7 @@ public struct RendererMachine {
             // Whose the display is when the device comes back.
             if Self.handsOver(state) {
                 handedOff = state.launch
-            } else if state.launch != handedOff, state.phase == .loading || state.phase == .error {
+            } else if wantsSplashBack(state) {
                 handedOff = nil
             }
             show(state, at: now)
@@ -474,8 +480,7 @@ public struct RendererMachine {
         }
         let times = times(at: now)
         let moving = timeline.isMoving(view, at: times)
-        for output in outputs where pending[output.id] == nil && staleUntil[output.id] == nil
-            && (dirty.contains(output.id) || moving || drawnMoving.contains(output.id)) {
+        for output in outputs where isDue(output.id, moving: moving) {
             actions.append(.draw(output.id))
             dirty.remove(output.id)
             if moving { drawnMoving.insert(output.id) } else { drawnMoving.remove(output.id) }
