@@ -55,6 +55,12 @@ def record(name: str, value):
             f.write(json.dumps({name: value}) + "\n")
 
 
+def centred(value: float, expected: float) -> bool:
+    """A layout position to Chromium's precision: a LayoutUnit is 1/64 px, and
+    a transform's matrix is float32, so a centred logo may sit 0.00002 px off."""
+    return abs(value - expected) < 1 / 64
+
+
 def save(page, name: str):
     """A screenshot at rest (every animation that ends has ended), when $SPLASHD_SCREENSHOTS is set."""
     directory = os.environ.get("SPLASHD_SCREENSHOTS")
@@ -142,7 +148,7 @@ def test_first_paint_timeline_and_reference_design(browser, stack):
         tagSize: cs('tagline').fontSize, tagColor: cs('tagline').color, tagMax: cs('tagline').maxWidth,
         inter: document.fonts.check('700 32px Inter')};
     })())"""))
-    assert (design["cx"], design["cy"], design["w"]) == (640, 360, 120), design
+    assert centred(design["cx"], 640) and centred(design["cy"], 360) and design["w"] == 120, design
     assert design["shadow"] == "rgba(0, 0, 0, 0.15) 0px 8px 24px 0px"
     assert design["logoBg"] == "rgb(255, 255, 255)"
     assert design["nameTop"] - design["logoBottom"] == 24
@@ -305,9 +311,9 @@ def test_layout_holds_on_every_panel(browser, stack, width, height):
         r = json.loads(page.evaluate(checks))
         assert r["clipped"] == [], (phase, r)
         assert r["scrollW"] <= width and r["scrollH"] <= height, r
-        assert r["cx"] == width / 2, r
+        assert centred(r["cx"], width / 2), r
         if phase == "loading":
-            assert r["cy"] == height / 2 - 40, r
+            assert centred(r["cy"], height / 2 - 40), r
         save(page, f"layout-{width}x{height}-{phase}")
         page.close()
         s.close()
