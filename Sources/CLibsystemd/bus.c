@@ -31,6 +31,12 @@ static struct {
     __typeof__(sd_bus_error_free) *error_free;
     __typeof__(sd_bus_path_encode) *path_encode;
     __typeof__(sd_bus_slot_unref) *slot_unref;
+    __typeof__(sd_bus_get_n_queued_read) *get_n_queued_read;
+    __typeof__(sd_bus_new) *new_bus;
+    __typeof__(sd_bus_set_address) *set_address;
+    __typeof__(sd_bus_set_bus_client) *set_bus_client;
+    __typeof__(sd_bus_start) *start;
+    __typeof__(sd_bus_unref) *unref;
 } lib;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -58,6 +64,12 @@ static void load(void) {
     RESOLVE(error_free, sd_bus_error_free)
     RESOLVE(path_encode, sd_bus_path_encode)
     RESOLVE(slot_unref, sd_bus_slot_unref)
+    RESOLVE(get_n_queued_read, sd_bus_get_n_queued_read)
+    RESOLVE(new_bus, sd_bus_new)
+    RESOLVE(set_address, sd_bus_set_address)
+    RESOLVE(set_bus_client, sd_bus_set_bus_client)
+    RESOLVE(start, sd_bus_start)
+    RESOLVE(unref, sd_bus_unref)
 #undef RESOLVE
     lib.loaded = 1;
 }
@@ -80,6 +92,22 @@ static int fail(int r, const sd_bus_error *error, const char *what, char *err, s
     return r < 0 ? r : -EIO;
 }
 
+// The system bus, or the bus at `address` (a test's private bus with a fake systemd on it).
+static int open_bus(const char *address, sd_bus **bus) {
+    if (!address) return lib.open_system(bus);
+    sd_bus *b = NULL;
+    int r = lib.new_bus(&b);
+    if (r >= 0) r = lib.set_address(b, address);
+    if (r >= 0) r = lib.set_bus_client(b, 1);
+    if (r >= 0) r = lib.start(b);
+    if (r < 0) {
+        if (b) lib.unref(b);
+        return r;
+    }
+    *bus = b;
+    return 0;
+}
+
 static const char *const manager_path = "/org/freedesktop/systemd1";
 static const char *const service = "org.freedesktop.systemd1";
 
@@ -95,6 +123,8 @@ typedef struct {
     // The unit's state as the signals so far had it: each signal carries the properties that
     // changed, with their values (systemd's are all of them: they are EMITS_CHANGE).
     splashd_unit_event state;
+    // The signals being dispatched came before GetAll's answer: their states are older than it.
+    int stale;
     int failure;
     char *err;
     size_t err_length;
@@ -149,8 +179,9 @@ static void report(watch *w) {
     w->callback(w->context, &event);
 }
 
-// The unit's state now: GetAll of the Service interface (the unit may not be a service, or not
-// loaded: then none of its values), then of the Unit interface, whose values belong together.
+// The unit's state now, into w->state: GetAll of the Service interface (the unit may not be a
+// service, or not loaded: then none of its values), then of the Unit interface, whose values
+// belong together.
 static int read_all(sd_bus *bus, watch *w) {
     sd_bus_error error = SD_BUS_ERROR_NULL;
     sd_bus_message *reply = NULL;
@@ -166,13 +197,13 @@ static int read_all(sd_bus *bus, watch *w) {
     if (r < 0) fail(r, &error, "reading the unit's state", w->err, w->err_length);
     lib.error_free(&error);
     if (reply) lib.message_unref(reply);
-    if (r >= 0) report(w);
     return r < 0 ? r : 0;
 }
 
 static int on_properties_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
     (void)ret_error;
     watch *w = userdata;
+    if (w->stale) return 0;
     const char *interface = NULL;
     if (lib.message_read(message, "s", &interface) < 0 || !interface) return 0;
     int is_unit = strcmp(interface, unit_interface) == 0;
@@ -199,7 +230,7 @@ static int on_job_removed(sd_bus_message *message, void *userdata, sd_bus_error 
     return 0;
 }
 
-int splashd_bus_watch_unit(const char *unit, int stop_fd, splashd_unit_callback callback, void *context,
+int splashd_bus_watch_unit(const char *address, const char *unit, int stop_fd, splashd_unit_callback callback, void *context,
                            char *err, size_t err_length) {
     int r = ensure_loaded(err, err_length);
     if (r < 0) return r;
@@ -209,7 +240,7 @@ int splashd_bus_watch_unit(const char *unit, int stop_fd, splashd_unit_callback 
     char *path = NULL;
     watch w = {.unit = unit, .callback = callback, .context = context, .err = err, .err_length = err_length};
 
-    r = lib.open_system(&bus);
+    r = open_bus(address, &bus);
     if (r < 0) { fail(r, NULL, "connecting to the system bus", err, err_length); goto out; }
     r = lib.path_encode("/org/freedesktop/systemd1/unit", unit, &path);
     if (r < 0) { fail(r, NULL, "encoding the unit's object path", err, err_length); goto out; }
@@ -226,6 +257,21 @@ int splashd_bus_watch_unit(const char *unit, int stop_fd, splashd_unit_callback 
     if (r < 0) { fail(r, &error, "Subscribe", err, err_length); goto out; }
     r = read_all(bus, &w);
     if (r < 0) goto out;
+    // The messages the calls above queued came before GetAll's answer. Their states are older
+    // than it and would follow it as if newer (a unit seen running with its start job after the
+    // state that says the job ended), so they are dropped; their JobRemoved are facts and go out
+    // first. Each sd_bus_process dispatches one queued message.
+    uint64_t queued = 0;
+    if (lib.get_n_queued_read(bus, &queued) >= 0) {
+        w.stale = 1;
+        for (; queued > 0; queued--) {
+            r = lib.process(bus, NULL);
+            if (r < 0) { fail(r, NULL, "processing the bus", err, err_length); goto out; }
+            if (r == 0) break;
+        }
+        w.stale = 0;
+    }
+    report(&w);
     for (;;) {
         do {
             r = lib.process(bus, NULL);
@@ -270,14 +316,14 @@ static uint32_t job_id(const char *path) {
     return (errno || *end || id > UINT32_MAX) ? 0 : (uint32_t)id;
 }
 
-int splashd_bus_unit_call(int method, const char *unit, uint32_t *job, char *err, size_t err_length) {
+int splashd_bus_unit_call(const char *address, int method, const char *unit, uint32_t *job, char *err, size_t err_length) {
     if (job) *job = 0;
     int r = ensure_loaded(err, err_length);
     if (r < 0) return r;
     sd_bus *bus = NULL;
     sd_bus_error error = SD_BUS_ERROR_NULL;
     sd_bus_message *reply = NULL;
-    r = lib.open_system(&bus);
+    r = open_bus(address, &bus);
     if (r < 0) { fail(r, NULL, "connecting to the system bus", err, err_length); goto out; }
     const char *interface = "org.freedesktop.systemd1.Manager";
     switch (method) {

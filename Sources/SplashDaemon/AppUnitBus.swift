@@ -56,7 +56,13 @@ public struct SystemdAppBus: AppUnitBus {
     /// How long to wait before connecting again after the bus failed, at most.
     static let maximumPause: Duration = .seconds(30)
 
-    public init() {}
+    /// The D-Bus address of the bus systemd is on; nil: the system bus (`DBUS_SYSTEM_BUS_ADDRESS`
+    /// or its default). Tests give a private bus with a fake systemd on it.
+    public let address: String?
+
+    public init(address: String? = nil) {
+        self.address = address
+    }
 
     public func watch(_ unit: String, onEvent: @escaping @Sendable (AppUnitEvent) -> Void) -> @Sendable () -> Void {
         var pipeEnds: [Int32] = [-1, -1]
@@ -70,13 +76,14 @@ public struct SystemdAppBus: AppUnitBus {
         _ = fcntl(stopRead, F_SETFD, FD_CLOEXEC)
         _ = fcntl(stopWrite, F_SETFD, FD_CLOEXEC)
         let stopped = Atomic<Bool>(false)
+        let address = address
         BlockingThread.start {
             defer { close(stopRead) }
             var pause = Duration.seconds(1)
             while true {
                 let box = Unmanaged.passRetained(WatchSink(onEvent))
                 var message = [CChar](repeating: 0, count: 512)
-                let result = splashd_bus_watch_unit(unit, stopRead, { context, event in
+                let result = splashd_bus_watch_unit(address, unit, stopRead, { context, event in
                     guard let context, let event else { return }
                     let sink = Unmanaged<WatchSink>.fromOpaque(context).takeUnretainedValue()
                     sink.deliver(event.pointee)
@@ -110,11 +117,12 @@ public struct SystemdAppBus: AppUnitBus {
 
     /// The call's job id.
     private func call(_ method: Int32, _ unit: String) async throws(AppUnitError) -> UInt32 {
+        let address = address
         let outcome: Result<UInt32, AppUnitError> = await withCheckedContinuation { reply in
             BlockingThread.start {
                 var message = [CChar](repeating: 0, count: 512)
                 var job: UInt32 = 0
-                let result = splashd_bus_unit_call(method, unit, &job, &message, message.count)
+                let result = splashd_bus_unit_call(address, method, unit, &job, &message, message.count)
                 if result == 0 {
                     reply.resume(returning: .success(job))
                 } else {

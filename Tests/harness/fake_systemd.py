@@ -12,6 +12,10 @@ Each call is printed as a line `call METHOD UNIT`. Lines on stdin drive the unit
 stops by itself: inactive/dead), `fail` (failed/failed), `stop` (a stop someone asked for, as
 systemd 252 sends it: down with the job, JobRemoved, the job gone). A start or restart is a job
 too: the unit active/running with it, JobRemoved `done`, then without it.
+
+With `--start-while-connecting` (argv[3]), the first GetAll of the Unit interface runs a whole
+start job (its signals: active/running with job 1, JobRemoved, active/running without it) before
+it answers: the signals a watch gets while it connects, older than the answer.
 """
 
 import sys
@@ -32,8 +36,9 @@ def escape(name):
 
 
 class Unit(dbus.service.Object):
-    def __init__(self, bus, name):
+    def __init__(self, bus, name, on_first_get_all=None):
         self.name = name
+        self.on_first_get_all = on_first_get_all
         self.path = "/org/freedesktop/systemd1/unit/" + escape(name)
         super().__init__(bus, self.path)
         self.active, self.sub, self.job = "inactive", "dead", 0
@@ -55,6 +60,9 @@ class Unit(dbus.service.Object):
 
     @dbus.service.method(PROPERTIES, in_signature="s", out_signature="a{sv}")
     def GetAll(self, interface):
+        if interface == UNIT and self.on_first_get_all:
+            run, self.on_first_get_all = self.on_first_get_all, None
+            run()
         return self.values()
 
     @dbus.service.signal(PROPERTIES, signature="sa{sv}as")
@@ -72,8 +80,9 @@ class Manager(dbus.service.Object):
     def JobRemoved(self, id, job, unit, result):
         pass
 
-    def job(self, active, sub):
-        """A job that brings the unit to ACTIVE/SUB: its path now, its signals from the main loop."""
+    def job(self, active, sub, now=False):
+        """A job that brings the unit to ACTIVE/SUB: its path now, its signals from the main loop
+        (or before this returns, `now`)."""
         self.jobs += 1
         id = self.jobs
         path = dbus.ObjectPath("/org/freedesktop/systemd1/job/%d" % id)
@@ -84,7 +93,10 @@ class Manager(dbus.service.Object):
             self.unit.set(active, sub)
             return False
 
-        GLib.idle_add(run)
+        if now:
+            run()
+        else:
+            GLib.idle_add(run)
         return path
 
     def record(self, method, name):
@@ -123,6 +135,8 @@ def main():
     bus.request_name("org.freedesktop.systemd1")
     unit = Unit(bus, sys.argv[2])
     manager = Manager(bus, unit)
+    if "--start-while-connecting" in sys.argv[3:]:
+        unit.on_first_get_all = lambda: manager.job("active", "running", now=True)
     loop = GLib.MainLoop()
 
     def drive():

@@ -30,15 +30,19 @@ typedef struct {
 
 typedef void (*splashd_unit_callback)(void *context, const splashd_unit_event *event);
 
-/// Watches `unit` on the system bus until `stop_fd` is readable (returns 0) or the bus connection
-/// fails (returns -errno). Calls `callback` with the unit's state at once (GetAll of the Unit and
-/// the Service interfaces), then with the values of every change systemd sends (the
-/// PropertiesChanged signals, after Subscribe: the Service interface's are kept and go out with
-/// the Unit interface's that systemd sends right after them), and with every JobRemoved of the
-/// unit's jobs, in the order systemd sent them. The values are never read again after a signal:
-/// they belong together as systemd sent them.
-int splashd_bus_watch_unit(const char *unit, int stop_fd, splashd_unit_callback callback, void *context,
-                           char *err, size_t err_length);
+/// Watches `unit` on the system bus (or the bus at `address`, a D-Bus address, when not NULL)
+/// until `stop_fd` is readable (returns 0) or the bus connection fails (returns -errno). Calls
+/// `callback` with the unit's state at once (GetAll of the Unit and the Service interfaces), then
+/// with the values of every change systemd sends (the PropertiesChanged signals, after Subscribe:
+/// the Service interface's are kept and go out with the Unit interface's that systemd sends right
+/// after them), and with every JobRemoved of the unit's jobs, in the order systemd sent them. The
+/// values are never read again after a signal: they belong together as systemd sent them.
+///
+/// The first state is the newest when it goes out: the signals that came while the watch
+/// connected (before GetAll's answer) are older than it, so their states are dropped; their
+/// JobRemoved go out before it.
+int splashd_bus_watch_unit(const char *address, const char *unit, int stop_fd, splashd_unit_callback callback,
+                           void *context, char *err, size_t err_length);
 
 enum splashd_unit_method {
     SPLASHD_UNIT_START = 0,   // StartUnit(unit, "replace")
@@ -46,9 +50,11 @@ enum splashd_unit_method {
     SPLASHD_UNIT_KILL = 2,    // KillUnit(unit, "all", SIGKILL)
 };
 
-/// Calls `method` on `unit` over a connection of its own; returns once systemd answered (a
-/// start or restart job is then queued, not necessarily done). `job`, when not NULL, gets the id
-/// of that job (0 for KillUnit, or when systemd's answer names none).
-int splashd_bus_unit_call(int method, const char *unit, uint32_t *job, char *err, size_t err_length);
+/// Calls `method` on `unit` over a connection of its own (to the system bus, or to `address` when
+/// not NULL); returns once systemd answered (a start or restart job is then queued, not
+/// necessarily done). `job`, when not NULL, gets the id of that job (0 for KillUnit, or when
+/// systemd's answer names none).
+int splashd_bus_unit_call(const char *address, int method, const char *unit, uint32_t *job, char *err,
+                          size_t err_length);
 
 #endif
