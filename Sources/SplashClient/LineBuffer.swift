@@ -48,6 +48,6 @@ struct LineBuffer {
     }
 
     private var tooLong: ClientError {
-        .invalidMessage("a line longer than \(maxLineBytes) bytes")
+        .invalidMessage("a line longer than \(maxLineBytes) bytes, the protocol's bound (the line cannot be read, and the connection ends)")
     }
 }

@@ -231,6 +231,16 @@ public enum ConfigLoader {
             problems.append(locate(problem, in: steps[index], file: root.file))
         }
         guard problems.isEmpty else { return nil }
+        if let (index, bytes) = StateBudget.overflow(specs) {
+            problems.append(
+                steps[index].reader.error(
+                    at: "id",
+                    "the splash's state would be up to \(bytes) bytes with these \(specs.count) steps, over the protocol's "
+                        + "line of \(SocketDefaults.maxLineBytes) bytes (every state lists every step with its id and label); "
+                        + "this is the first step that does not fit: use fewer steps or shorter labels"
+                ).problems[0])
+            return nil
+        }
         do {
             return try StepGraph(steps: specs, isKnownPlugin: catalog.isKnown)
         } catch {

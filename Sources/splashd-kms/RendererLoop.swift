@@ -31,6 +31,9 @@ final class RendererLoop {
     private var input: InputDevices?
     private var hotplug: HotplugMonitor?
     private var connection: SplashConnection?
+    /// States read on the current connection (a connection that brought some was a good one: the
+    /// next reconnect is quick again).
+    private var statesReceived = 0
     /// Master was just gained: the outputs' next frames set their modes again.
     private var masterRegained = false
     /// Said once every output has shown a frame (the first frame, the device back, the splash
@@ -68,7 +71,28 @@ final class RendererLoop {
         try feed(.deviceOpened(master: drm.isMaster, closesFramebuffers: drm.hasCloseFramebuffer))
         // splashd may start after the renderer (this one starts with the earliest boot services):
         // wait for its socket, as for the device.
-        try DeviceWait.until(exists: path) { self.logger.info("waiting for \(path) to appear") }
+        var pause = Duration.milliseconds(100)
+        while true {
+            try DeviceWait.until(exists: path) { self.logger.info("waiting for \(path) to appear") }
+            do {
+                try follow(path)
+            } catch let error as ClientError {
+                // splashd went away (a restart), or sent what this renderer cannot read (a line
+                // over the protocol's bound): the last frame stays, and the renderer connects
+                // again, sooner after a connection that lasted.
+                connection?.close()
+                connection = nil
+                if statesReceived > 0 { pause = .milliseconds(100) }
+                statesReceived = 0
+                logger.warning("lost splashd: \(error); connecting again in \(pause)")
+                _ = poll(nil, 0, Int32(pause / .milliseconds(1)))
+                pause = min(pause * 2, .seconds(2))
+            }
+        }
+    }
+
+    /// Connects, subscribes, and turns until the connection fails.
+    private func follow(_ path: String) throws {
         let connection = try connect(path)
         self.connection = connection
         // Without the 100 ms ticks splashd publishes while loading (they move only the clocks and
@@ -143,7 +167,10 @@ final class RendererLoop {
         } catch .timedOut {
             return
         }
-        if case .state(let state) = message { try feed(.state(state)) }
+        if case .state(let state) = message {
+            statesReceived += 1
+            try feed(.state(state))
+        }
     }
 
     /// Hands `input` to the machine and carries out what it says, and what that brings, in order.

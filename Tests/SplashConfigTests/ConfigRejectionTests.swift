@@ -14,6 +14,26 @@ import Testing
         }
     }
 
+    /// Every state lists every step: a graph whose state cannot fit the protocol's line is
+    /// refused at the first step that does not fit (700 steps "Step N" made 72,853-byte states).
+    @Test func aGraphWhoseStateCannotFitALineIsRefusedAtItsFirstStepOver() throws {
+        func steps(_ count: Int) -> String {
+            "[splash]\ntimeout = \"10s\"\n" + (0..<count).map { "\n[[step]]\nid = \"s\($0)\"\nplugin = \"signal\"\nlabel = \"Step \($0)\"\n" }.joined()
+        }
+        let error = try #require(rejection(steps(700)))
+        #expect(error.problems.count == 1)
+        let problem = try #require(error.problems.first)
+        let line = try #require(problem.line)
+        // The first step over the bound, at its id's line.
+        let text = steps(700).split(separator: "\n", omittingEmptySubsequences: false)[line - 1]
+        #expect(text.hasPrefix("id = \"s"), "\(text)")
+        let index = try #require(Int(text.dropFirst(7).dropLast()))
+        #expect(problem.message.contains("over the protocol's line of 65536 bytes"), "\(problem.message)")
+        #expect((300..<700).contains(index), "\(index)")
+        #expect(rejection(steps(index)) == nil)
+        #expect(rejection(steps(index + 1)) != nil)
+    }
+
     @Test func cycleIsNamedAtTheStepsAfterKey() {
         let error = rejection(
             """

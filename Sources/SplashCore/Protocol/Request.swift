@@ -65,6 +65,9 @@ public struct Request: Sendable, Equatable {
 
     /// Echoed in the reply when present.
     public var id: JSONValue?
+    /// The most bytes a request's `id` takes as JSON: the reply that echoes it stays within the
+    /// line bound (`StateMessage.bounded`).
+    public static let maxIDBytes = 256
     public var command: Command
 
     public init(_ command: Command, id: JSONValue? = nil) {
@@ -84,6 +87,14 @@ public struct Request: Sendable, Equatable {
             return .failure(.badRequest(error.message))
         }
         let id = object["id"]
+        if let id {
+            var writer = JSONWriter()
+            writer.value(id)
+            // Echoed in every reply, a state among them: bounded so the reply fits a line.
+            guard writer.bytes.count <= maxIDBytes else {
+                return .failure(.badRequest("\"id\" is \(writer.bytes.count) bytes of JSON; at most \(maxIDBytes)"))
+            }
+        }
         func fail(_ message: String) -> Result<Request, ProtocolError> {
             .failure(ProtocolError(code: .badRequest, message: message, id: id))
         }

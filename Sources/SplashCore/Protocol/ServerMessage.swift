@@ -18,11 +18,12 @@ public enum ServerMessage: Sendable, Equatable {
     /// The message as one JSON line, without the trailing `\n`.
     public func encoded() -> String { String(decoding: line(), as: UTF8.self) }
 
-    /// The message as UTF-8 bytes, without the trailing `\n`.
+    /// The message as UTF-8 bytes, without the trailing `\n`. A state is cut to the protocol's
+    /// bound (`StateMessage.bounded`).
     public func line() -> [UInt8] {
         var writer = JSONWriter()
         switch self {
-        case .state(let state): state.write(to: &writer)
+        case .state(let state): return state.bounded().line
         case .hello(let proto, let version):
             writer.object { w in
                 w.key("type"); w.string("hello")
