@@ -67,3 +67,7 @@ int splashd_signalfd_termination(void) {
     }
     return fd;
 }
+
+int splashd_pidfd_open(int pid) {
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}

@@ -46,21 +46,28 @@ public final class SplashPainter {
     public let theme: Theme
     public let palette: Theme.Palette
     public let timeline: SplashTimeline
-    private let logo: Logo?
+    /// Where the logo's raster comes from until it came (nil: no logo, or it failed).
+    private var logoSource: (any LogoSource)?
+    /// The logo drawn once at its size, once it came.
+    private var logoSurface: OpaquePointer?
+    /// Told once when the logo could not be drawn (over its budget, or a hostile file): the
+    /// splash is then drawn without it.
+    public var onLogoFailure: ((SplashDrawError) -> Void)?
     private let family: String
     private let fontContext: OpaquePointer
     private var layouts: [LayoutKey: OpaquePointer] = [:]
 
-    private enum Logo {
-        case svg(UnsafeMutablePointer<RsvgHandle>)
-        case png(OpaquePointer)
-    }
-
     /// A painter for `theme` with its files as `ThemeLoader` read them (regular files, no links,
     /// bounded: the logo is decoded from those bytes, never read again from disk); `directory`
     /// only names the logo in errors. `dark` picks the dark palette (`appearance = "auto"` is
-    /// light on a display with no system setting, SPEC §13).
-    public init(theme: Theme, files: [String: ThemeLoader.File], directory: String, dark: Bool? = nil) throws(SplashDrawError) {
+    /// light on a display with no system setting, SPEC §13). `logo` draws the logo's raster:
+    /// in this process by default (`InProcessLogo`, which throws here when it cannot), or in a
+    /// child process under a budget (the renderer's `IsolatedLogo`, whose failure comes later,
+    /// to `onLogoFailure` or `awaitLogo`).
+    public init(
+        theme: Theme, files: [String: ThemeLoader.File], directory: String, dark: Bool? = nil,
+        logo makeLogo: (ThemeLoader.File, _ side: Int, _ path: String) throws(SplashDrawError) -> any LogoSource = InProcessLogo.init
+    ) throws(SplashDrawError) {
         self.theme = theme
         let useDark = dark ?? (theme.appearance == .dark)
         palette = useDark ? theme.dark : theme.light
@@ -78,70 +85,41 @@ public final class SplashPainter {
         if let name = theme.logo {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             guard let file = files[name] else { throw .badLogo(path: path, reason: "not among the theme's files") }
-            logo = try Self.decodeLogo(file, path: path)
-        } else {
-            logo = nil
+            logoSource = try makeLogo(file, palette.logoBackground != "transparent" ? 72 : 120, path)
         }
     }
 
     /// A painter for a theme `ThemeLoader` loaded from `directory`.
-    public convenience init(_ loaded: ThemeLoader.Loaded, directory: String, dark: Bool? = nil) throws(SplashDrawError) {
-        try self.init(theme: loaded.theme, files: loaded.files, directory: directory, dark: dark)
+    public convenience init(
+        _ loaded: ThemeLoader.Loaded, directory: String, dark: Bool? = nil,
+        logo makeLogo: (ThemeLoader.File, _ side: Int, _ path: String) throws(SplashDrawError) -> any LogoSource = InProcessLogo.init
+    ) throws(SplashDrawError) {
+        try self.init(theme: loaded.theme, files: loaded.files, directory: directory, dark: dark, logo: makeLogo)
     }
 
     deinit {
         for layout in layouts.values { g_object_unref(UnsafeMutableRawPointer(layout)) }
         g_object_unref(UnsafeMutableRawPointer(fontContext))
-        switch logo {
-        case .svg(let handle): g_object_unref(UnsafeMutableRawPointer(handle))
-        case .png(let surface): cairo_surface_destroy(surface)
-        case nil: break
-        }
+        if let logoSurface { cairo_surface_destroy(logoSurface) }
     }
 
-    /// The logo from its bytes: SVG through librsvg, PNG through cairo's reader; other images
-    /// (which the page can show) are refused.
-    private static func decodeLogo(_ file: ThemeLoader.File, path: String) throws(SplashDrawError) -> Logo {
-        switch file.contentType {
-        case "image/svg+xml":
-            var error: UnsafeMutablePointer<GError>?
-            let handle = file.bytes.withUnsafeBufferPointer { rsvg_handle_new_from_data($0.baseAddress, gsize($0.count), &error) }
-            guard let handle else {
-                let reason = error.map { String(cString: $0.pointee.message) } ?? "not an SVG image"
-                if let error { g_error_free(error) }
-                throw .badLogo(path: path, reason: reason)
-            }
-            return .svg(handle)
-        case "image/png":
-            let reader = PNGReader(file.bytes)
-            let surface = withExtendedLifetime(reader) {
-                cairo_image_surface_create_from_png_stream({ closure, data, length in
-                    Unmanaged<PNGReader>.fromOpaque(closure!).takeUnretainedValue().read(into: data!, length: Int(length))
-                }, Unmanaged.passUnretained(reader).toOpaque())!
-            }
-            let status = cairo_surface_status(surface)
-            guard status == CAIRO_STATUS_SUCCESS else {
-                cairo_surface_destroy(surface)
-                throw .badLogo(path: path, reason: String(cString: cairo_status_to_string(status)))
-            }
-            return .png(surface)
-        default:
-            throw .badLogo(path: path, reason: "the native renderer draws SVG and PNG logos, not \(file.contentType)")
-        }
+    /// Waits for the logo's raster; throws why it could not be drawn (`splashd-kms check`).
+    public func awaitLogo() throws(SplashDrawError) {
+        if let failure = resolveLogo() { throw failure }
     }
 
-    /// cairo's PNG stream over bytes in memory.
-    private final class PNGReader {
-        let bytes: [UInt8]
-        var offset = 0
-
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-        func read(into data: UnsafeMutablePointer<UInt8>, length: Int) -> cairo_status_t {
-            guard length <= bytes.count - offset else { return CAIRO_STATUS_READ_ERROR }
-            bytes.withUnsafeBufferPointer { data.update(from: $0.baseAddress! + offset, count: length) }
-            offset += length
-            return CAIRO_STATUS_SUCCESS
+    /// The logo's surface once its source answered; the failure, once.
+    @discardableResult
+    private func resolveLogo() -> SplashDrawError? {
+        guard logoSurface == nil, let source = logoSource else { return nil }
+        logoSource = nil
+        switch source.raster() {
+        case .success(let raster):
+            logoSurface = raster.makeSurface()
+            return nil
+        case .failure(let error):
+            onLogoFailure?(error)
+            return error
         }
     }
 
@@ -336,27 +314,12 @@ public final class SplashPainter {
             cairo_arc(cr, 0, 0, 60, 0, 2 * Double.pi)
             cairo_fill(cr)
         }
-        let side: Double = circle ? 72 : 120
-        switch logo {
-        case .svg(let handle):
-            var viewport = RsvgRectangle(x: -side / 2, y: -side / 2, width: side, height: side)
-            if circle {
-                cairo_arc(cr, 0, 0, 60, 0, 2 * Double.pi)
-                cairo_clip(cr)
-            }
-            _ = rsvg_handle_render_document(handle, cr, &viewport, nil)
-        case .png(let surface):
-            let w = Double(cairo_image_surface_get_width(surface)), h = Double(cairo_image_surface_get_height(surface))
-            let scale = min(side / w, side / h)
-            if circle {
-                cairo_arc(cr, 0, 0, 60, 0, 2 * Double.pi)
-                cairo_clip(cr)
-            }
-            cairo_scale(cr, scale, scale)
-            cairo_set_source_surface(cr, surface, -w / 2, -h / 2)
+        resolveLogo()
+        if let surface = logoSurface {
+            let side = Double(cairo_image_surface_get_width(surface))
+            cairo_set_source_surface(cr, surface, -side / 2, -side / 2)
             cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
             cairo_paint(cr)
-        case nil: break
         }
         cairo_pop_group_to_source(cr)
         cairo_paint_with_alpha(cr, state.opacity)

@@ -18,7 +18,7 @@ struct SplashdKMSCommand: ParsableCommand {
         commandName: "splashd-kms",
         abstract: "Draw the splash on the display through DRM/KMS (no browser, no compositor).",
         version: splashdVersion,
-        subcommands: [SplashdKMS.self, Check.self, Wait.self],
+        subcommands: [SplashdKMS.self, Check.self, Wait.self, RenderLogo.self],
         defaultSubcommand: SplashdKMS.self
     )
 
@@ -32,8 +32,10 @@ struct SplashdKMSCommand: ParsableCommand {
 
         func run() throws {
             let status = ThemeCheck.run(directory: theme) { loaded in
-                // Drawn once in memory: the logo read and drawn (SVG or PNG), the texts laid out.
-                let painter = try SplashPainter(loaded, directory: theme)
+                // Drawn once in memory: the logo drawn (SVG or PNG) as the renderer draws it, in a
+                // child process under its budget; the texts laid out.
+                let painter = try SplashPainter(loaded, directory: theme, logo: IsolatedLogo.init)
+                try painter.awaitLogo()
                 painter.draw(SplashView(), at: .init(sinceShown: 2000), into: SplashImage(width: 320, height: 480))
             } verdict: {
                 "theme \"\($0.theme.name)\" can be drawn (\($0.files.count) files)"
@@ -107,7 +109,8 @@ struct SplashdKMS: ParsableCommand {
         let painter: SplashPainter
         do {
             let theme = self.theme ?? SharedFiles.defaultTheme(holding: "themes/default/theme.toml")
-            painter = try SplashPainter(ThemeLoader.load(directory: theme), directory: theme, dark: dark ? true : nil)
+            painter = try SplashPainter(ThemeLoader.load(directory: theme), directory: theme, dark: dark ? true : nil, logo: IsolatedLogo.init)
+            painter.onLogoFailure = { logger.warning("\($0); the splash is drawn without it") }
         } catch {
             logger.error("\(error)")
             throw ExitCode(78)

@@ -322,6 +322,58 @@ import TestSupport
         }
     }
 
+    /// The logo is drawn once, at its size, and kept: its source is asked once however many
+    /// frames are drawn (librsvg drew the whole SVG on every frame: 20 ms a frame for
+    /// numOctaves=50).
+    @Test func theLogoIsDrawnOnceAndKept() throws {
+        final class Counting: LogoSource {
+            let inner: InProcessLogo
+            var asked = 0
+            init(_ inner: InProcessLogo) { self.inner = inner }
+            func raster() -> Result<LogoRaster, SplashDrawError> {
+                asked += 1
+                return inner.raster()
+            }
+        }
+        var source: Counting?
+        let painter = try SplashPainter(theme: Self.theme, files: Self.loaded.files, directory: Self.directory) { (file, side, path) throws(SplashDrawError) -> any LogoSource in
+            let counting = Counting(try InProcessLogo(file, side: side, path: path))
+            source = counting
+            return counting
+        }
+        let image = SplashImage(width: 1280, height: 800)
+        for t in stride(from: 0.0, through: 2000, by: 100) { painter.draw(SplashView(), at: .init(sinceShown: t), into: image) }
+        #expect(source?.asked == 1)
+        let logo = painter.layout(SplashView(), width: 1280, height: 800).logo
+        #expect(count(image, logo, differingFrom: Self.teal) > 1000, "the logo is drawn")
+    }
+
+    /// A logo its source could not draw (over its budget, or one that crashed librsvg in the
+    /// renderer's child) is told once, and the splash is drawn without it.
+    @Test func aLogoThatFailedIsToldOnceAndTheSplashIsDrawnWithoutIt() throws {
+        final class Failing: LogoSource {
+            func raster() -> Result<LogoRaster, SplashDrawError> { .failure(.badLogo(path: "/t/logo.svg", reason: "over budget")) }
+        }
+        let painter = try SplashPainter(theme: Self.theme, files: Self.loaded.files, directory: Self.directory) { _, _, _ in Failing() }
+        var told: [SplashDrawError] = []
+        painter.onLogoFailure = { told.append($0) }
+        let image = SplashImage(width: 1280, height: 800)
+        painter.draw(SplashView(), at: .init(sinceShown: 0), into: image)
+        #expect(told.isEmpty, "not asked before the logo shows (100 ms into the entry animation)")
+        painter.draw(SplashView(), at: .init(sinceShown: 2000), into: image)
+        painter.draw(SplashView(), at: .init(sinceShown: 2100), into: image)
+        #expect(told == [.badLogo(path: "/t/logo.svg", reason: "over budget")])
+        // As the theme without a logo draws.
+        let plain = SplashImage(width: 1280, height: 800)
+        try self.painter { $0.logo = nil }.draw(SplashView(), at: .init(sinceShown: 2100), into: plain)
+        var differing = 0
+        for y in stride(from: 0, to: 800, by: 4) {
+            for x in stride(from: 0, to: 1280, by: 4) where image.pixel(x: x, y: y) != plain.pixel(x: x, y: y) { differing += 1 }
+        }
+        #expect(differing == 0)
+        #expect(throws: Never.self) { try painter.awaitLogo() }
+    }
+
     /// The pictures in References/ (and docs/) are what this code draws; a change that moves a
     /// pixel noticeably fails here. SPLASHDRAW_WRITE_REFERENCES=1 writes them anew.
     @Test(arguments: ["reference-1280x800", "reference-dark-slow-1280x800", "reference-error-320x480", "reference-rotated-800x1280"])

@@ -33,4 +33,8 @@ int splashd_is_child_subreaper(void);
 /// on them. A descriptor, or -1 with errno set (then the signals are not blocked).
 int splashd_signalfd_termination(void);
 
+/// pidfd_open(pid, 0) (Linux 5.3): a descriptor that polls readable when the process `pid` (a
+/// child of this one) has ended. A descriptor (close-on-exec), or -1 with errno set.
+int splashd_pidfd_open(int pid);
+
 #endif
