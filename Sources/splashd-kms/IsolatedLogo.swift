@@ -163,7 +163,11 @@ struct RenderLogo: ParsableCommand {
     @Option var side: Int
 
     func run() throws {
-        Self.limit()
+        guard Self.limit() else {
+            // Never draw a theme's file without the budget (a unit's SystemCallFilter may deny it).
+            Self.say("cannot limit its drawing (setrlimit: errno \(errno)): not drawn")
+            throw ExitCode(71)
+        }
         var info = stat()
         guard fstat(0, &info) == 0, info.st_size > 0, info.st_size <= off_t(ThemeLoader.maximumAssetSize),
               (1...4096).contains(side), ["svg", "png"].contains(type)
@@ -195,10 +199,14 @@ struct RenderLogo: ParsableCommand {
         _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }
 
-    /// CPU and address space from here on, and no core file.
-    static func limit() {
-        var cpu = rlimit(rlim_cur: rlim_t(LogoBudget.cpuSeconds), rlim_max: rlim_t(LogoBudget.cpuSeconds + 1))
-        setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
+    /// CPU and address space from here on, and no core file; false when a limit cannot be set.
+    static func limit() -> Bool {
+        // Within limits already set lower (a limit is only ever lowered here).
+        var cpu = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
+        cpu.rlim_max = min(cpu.rlim_max, rlim_t(LogoBudget.cpuSeconds + 1))
+        cpu.rlim_cur = min(cpu.rlim_max, rlim_t(LogoBudget.cpuSeconds))
+        guard setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu) == 0 else { return false }
         var core = rlimit(rlim_cur: 0, rlim_max: 0)
         setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &core)
         // What is mapped now (the runtime, cairo, pango, librsvg) plus the budget.
@@ -207,8 +215,10 @@ struct RenderLogo: ParsableCommand {
         let count = fd < 0 ? 0 : buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         if fd >= 0 { close(fd) }
         let pages = String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self).split(separator: " ").first.flatMap { Int($0) } ?? 0
-        let limit = rlim_t(pages * Int(sysconf(Int32(_SC_PAGESIZE))) + LogoBudget.memoryBytes)
-        var space = rlimit(rlim_cur: limit, rlim_max: limit)
-        setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &space)
+        var space = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &space)
+        space.rlim_max = min(space.rlim_max, rlim_t(pages * Int(sysconf(Int32(_SC_PAGESIZE))) + LogoBudget.memoryBytes))
+        space.rlim_cur = space.rlim_max
+        return pages > 0 && setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &space) == 0
     }
 }
