@@ -56,6 +56,11 @@ public final class SplashPainter {
     private let family: String
     private let fontContext: OpaquePointer
     private var layouts: [LayoutKey: OpaquePointer] = [:]
+    /// The most text layouts kept: every text of the theme at a few sizes, and the step and
+    /// error messages of the moment.
+    static let maximumLayouts = 64
+    /// How many are kept now (tests).
+    var cachedLayouts: Int { layouts.count }
 
     /// A painter for `theme` with its files as `ThemeLoader` read them (regular files, no links,
     /// bounded: the logo is decoded from those bytes, never read again from disk); `directory`
@@ -150,6 +155,12 @@ public final class SplashPainter {
     private func textLayout(_ text: String, _ style: TextStyle, width: Double) -> OpaquePointer {
         let key = LayoutKey(text: text, style: style, width: Int(width.rounded()))
         if let layout = layouts[key] { return layout }
+        if layouts.count >= Self.maximumLayouts {
+            // A plugin whose messages keep changing would grow the cache for the whole launch:
+            // it starts again (the theme's few texts are laid out again on the next frame).
+            for layout in layouts.values { g_object_unref(UnsafeMutableRawPointer(layout)) }
+            layouts.removeAll(keepingCapacity: true)
+        }
         let layout = pango_layout_new(fontContext)!
         let font = pango_font_description_new()
         pango_font_description_set_family(font, family)

@@ -170,12 +170,7 @@ public enum ThemeLoader {
             throw table.error(at: "taglines", "taglines must have 1 to \(maximumTaglines) entries")
         }
         for text in list {
-            guard !text.isEmpty, text.count <= maximumTextLength else {
-                throw table.error(at: "taglines", "each of taglines must have 1 to \(maximumTextLength) characters")
-            }
-            guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-                throw table.error(at: "taglines", "taglines must not contain control characters")
-            }
+            if let problem = textProblem(text) { throw table.error(at: "taglines", "each of taglines \(problem)") }
         }
         return list
     }
@@ -197,13 +192,28 @@ public enum ThemeLoader {
 
     private static func text(_ table: TableReader, _ key: String) throws(ConfigError) -> String? {
         guard let text = try table.string(key) else { return nil }
-        guard !text.isEmpty, text.count <= maximumTextLength else {
-            throw table.error(at: key, "\(key) must have 1 to \(maximumTextLength) characters")
-        }
-        guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            throw table.error(at: key, "\(key) must not contain control characters")
-        }
+        if let problem = textProblem(text) { throw table.error(at: key, "\(key) \(problem)") }
         return text
+    }
+
+    /// The most bytes of UTF-8 a theme's text may have: `maximumTextLength` characters of up to
+    /// four bytes. Characters alone let 120 × ("Z" + 1000 combining marks), 240 KB, through as
+    /// 120 characters, and a frame then took 0.8 s to lay out.
+    public static let maximumTextBytes = 4 * maximumTextLength
+
+    /// What is wrong with a theme's text (its name, a tagline, an error's words), or nil.
+    /// Control characters are C0, DEL and C1 (U+0085 NEL split a name into lines on KMS) and the
+    /// line and paragraph separators.
+    static func textProblem(_ text: String) -> String? {
+        guard !text.isEmpty, text.count <= maximumTextLength, text.utf8.count <= maximumTextBytes else {
+            return "must have 1 to \(maximumTextLength) characters and at most \(maximumTextBytes) bytes"
+        }
+        guard !text.unicodeScalars.contains(where: isControl) else { return "must not contain control characters" }
+        return nil
+    }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
     }
 
     private static func choice<T: RawRepresentable & CaseIterable>(_ table: TableReader, _ key: String, _: T.Type) throws(ConfigError) -> T?

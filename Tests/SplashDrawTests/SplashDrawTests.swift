@@ -1,6 +1,6 @@
 import Foundation
 import SplashCore
-import SplashDraw
+@testable import SplashDraw
 import SplashTheme
 import Testing
 import TestSupport
@@ -320,6 +320,18 @@ import TestSupport
         #expect(throws: SplashDrawError.badLogo(path: "/themes/t/gone.svg", reason: "not among the theme's files")) {
             try SplashPainter(theme: theme, files: [:], directory: "/themes/t")
         }
+    }
+
+    /// A plugin whose step messages keep changing does not grow the renderer: the layouts kept
+    /// are bounded (every distinct message was kept for the whole launch).
+    @Test func theTextLayoutsKeptAreBounded() throws {
+        let painter = try self.painter { $0.showStep = true }
+        let image = SplashImage(width: 640, height: 480)
+        for n in 0..<1000 {
+            painter.draw(SplashView(slow: true, step: "Downloading \(n) of 1000"), at: .init(sinceShown: 2000, sinceSlow: 500), into: image)
+        }
+        #expect(painter.cachedLayouts <= SplashPainter.maximumLayouts)
+        #expect(painter.cachedLayouts > 0)
     }
 
     /// The logo is drawn once, at its size, and kept: its source is asked once however many

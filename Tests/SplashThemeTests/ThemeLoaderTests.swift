@@ -34,6 +34,35 @@ import SplashTheme
         #expect(neutral.indicator == .spinner && neutral.showProgress && neutral.showStep)
     }
 
+    /// Texts are bounded in bytes as well as characters (120 × "Z" + 1000 combining marks was
+    /// 120 characters and 240 KB), and C1 controls and line separators are control characters
+    /// too (U+0085 split the name into lines on KMS).
+    @Test func textsAreBoundedInBytesAndC1ControlsAreRefused() throws {
+        let zalgo = String(repeating: "Z" + String(repeating: "\u{0301}", count: 1000), count: 120)
+        for (text, problem) in [
+            (zalgo, "must have 1 to 200 characters and at most 800 bytes"),
+            ("A\u{85}B", "must not contain control characters"),
+            ("A\u{9B}B", "must not contain control characters"),
+            ("A\u{2028}B", "must not contain control characters"),
+        ] {
+            for key in ["name", "tagline"] {
+                let toml = key == "name" ? "name = \"\(text)\"\n" : "name = \"N\"\ntagline = \"\(text)\"\n"
+                guard case .failure(let error) = try load(toml) else { Issue.record("\(key) accepted"); continue }
+                #expect(error.problems.first?.message == "\(key) \(problem)", "\(error)")
+            }
+            guard case .failure(let error) = try load("name = \"N\"\ntaglines = [\"ok\", \"\(text)\"]\n") else {
+                Issue.record("taglines accepted")
+                continue
+            }
+            #expect(error.problems.first?.message == "each of taglines \(problem)", "\(error)")
+        }
+        // 200 four-byte characters is the most.
+        guard case .success = try load("name = \"\(String(repeating: "😀", count: 200))\"\n") else {
+            Issue.record("refused")
+            return
+        }
+    }
+
     @Test func aFullThemeIsRead() throws {
         let theme = try load(
             """
