@@ -16,9 +16,8 @@ public enum DeviceWait {
             // Watch the deepest directory on the way that exists: /dev, then /dev/dri once made.
             var directory = path
             repeat {
-                directory = directory.lastIndex(of: "/").map { String(directory[..<$0]) } ?? "/"
-                if directory.isEmpty { directory = "/" }
-            } while access(directory, F_OK) != 0 && directory != "/"
+                directory = parent(of: directory)
+            } while access(directory, F_OK) != 0 && directory != "/" && directory != "."
             let watch = inotify_add_watch(fd, directory, UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB))
             guard watch >= 0 else { throw KMSError("cannot watch \(directory)", errno: errno) }
             // Checked again after the watch is in place: the node may have come meanwhile.
@@ -27,6 +26,14 @@ public enum DeviceWait {
             if count < 0 && errno != EINTR { throw KMSError("cannot watch \(directory)", errno: errno) }
             _ = inotify_rm_watch(fd, watch)
         }
+    }
+
+    /// The directory `path` is in: `/` for `/x`, and the working directory (`.`) for a relative
+    /// name with no slash (`--device card0` was watched on `/`, and never seen).
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let head = String(path[..<slash])
+        return head.isEmpty ? "/" : head
     }
 
     /// Opens the DRM device at `path`, waiting for it to appear, and for its driver to finish

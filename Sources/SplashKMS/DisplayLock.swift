@@ -49,10 +49,19 @@ public final class DisplayLock {
 
     /// Returns once no renderer holds the lock at `path`: at once when there is no such file
     /// (no renderer, or it has given the display up), else when its holder lets it go.
-    public static func waitUntilFree(_ path: String) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return }
+    /// Throws when `path` is there but not a regular file (a FIFO blocked `open` for ever): it
+    /// is opened without blocking, and only a regular file is waited on.
+    public static func waitUntilFree(_ path: String) throws(KMSError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else {
+            if errno == ELOOP { throw KMSError("\(path) is a symbolic link, not the renderer's lock file") }
+            return
+        }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw KMSError("\(path) is not a regular file: not the renderer's lock file")
+        }
         while flock(fd, LOCK_SH) != 0 && errno == EINTR {}
     }
 }

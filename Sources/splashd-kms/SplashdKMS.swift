@@ -59,7 +59,13 @@ struct SplashdKMSCommand: ParsableCommand {
         var lock = DisplayLock.defaultPath
 
         func run() throws {
-            DisplayLock.waitUntilFree(lock)
+            do {
+                try DisplayLock.waitUntilFree(lock)
+            } catch {
+                LogOutput.bootstrap(format: .auto, level: .info, environment: ProcessEnvironment.current(), identifier: "splashd-kms")
+                Logger(label: "splashd-kms").error("\(error)")
+                throw ExitCode(78)
+            }
         }
     }
 }

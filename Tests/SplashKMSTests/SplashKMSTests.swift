@@ -1,6 +1,6 @@
 import Glibc
 import SplashDraw
-import SplashKMS
+@testable import SplashKMS
 import Testing
 import TestSupport
 
@@ -15,14 +15,35 @@ import TestSupport
         #expect(access(path, F_OK) == 0)
         // The waiter blocks in flock(2) on a thread of its own; the test lets the lock go only
         // once it has seen the waiter hold its descriptor (the file is open twice).
-        let waiter = Task.detached { DisplayLock.waitUntilFree(path) }
+        let waiter = Task.detached { try DisplayLock.waitUntilFree(path) }
         let deadline = ContinuousClock.now + .seconds(10)
         while try openCount(path) < 2, ContinuousClock.now < deadline { await Task.yield() }
         try #require(try openCount(path) == 2, "the waiter opened the lock")
         lock.release()
-        await waiter.value
+        try await waiter.value
         #expect(access(path, F_OK) != 0, "the file is removed: a later waiter does not wait")
-        DisplayLock.waitUntilFree(path)  // returns at once: no file
+        try DisplayLock.waitUntilFree(path)  // returns at once: no file
+    }
+
+    /// A FIFO where the lock should be blocked `splashd-kms wait` in open(2) for ever; it and
+    /// anything else that is not a regular file are refused at once.
+    @Test func whatIsNotARegularFileIsRefusedNotWaitedOn() throws {
+        let directory = try TemporaryDirectory(prefix: "splashd-lock")
+        defer { directory.remove() }
+        let fifo = directory.file("fifo.lock")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        #expect(throws: KMSError.self) { try DisplayLock.waitUntilFree(fifo) }
+        #expect(throws: KMSError.self) { try DisplayLock.waitUntilFree(directory.path) }
+        try #require(symlink(fifo, directory.file("link.lock")) == 0)
+        #expect(throws: KMSError.self) { try DisplayLock.waitUntilFree(directory.file("link.lock")) }
+    }
+
+    /// A relative device name with no slash is in the working directory, not in `/`.
+    @Test func aRelativeNameIsWatchedInTheWorkingDirectory() {
+        #expect(DeviceWait.parent(of: "card0") == ".")
+        #expect(DeviceWait.parent(of: "/dev/dri/card0") == "/dev/dri")
+        #expect(DeviceWait.parent(of: "/card0") == "/")
+        #expect(DeviceWait.parent(of: "dri/card0") == "dri")
     }
 
     /// How many descriptors of this process have the file open (/proc/self/fd).
