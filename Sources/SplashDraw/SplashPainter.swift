@@ -207,7 +207,7 @@ public final class SplashPainter {
         }
         let name = block(theme.name, .name, maxWidth: column)
         var layout = SplashLayout(width: width, height: height, logo: logo, name: name)
-        if let tagline = theme.tagline, !tagline.isEmpty {
+        if let tagline = tagline(of: view) {
             y += 8
             layout.tagline = block(tagline, .tagline, maxWidth: min(280, column))
         }
@@ -246,6 +246,14 @@ public final class SplashPainter {
         return layout
     }
 
+    /// The line under the name: the theme's `tagline`, or the launch's one of its `taglines`
+    /// (a no-break space until a state names the launch, as the page keeps the line's place).
+    func tagline(of view: SplashView) -> String? {
+        if let tagline = theme.tagline, !tagline.isEmpty { return tagline }
+        guard !theme.taglines.isEmpty else { return nil }
+        return view.tagline ?? "\u{00A0}"
+    }
+
     // MARK: Drawing
 
     /// Draws `view` at `times` on all of `image`, turned by `rotation`; `focus` is the error
@@ -276,7 +284,7 @@ public final class SplashPainter {
         drawLogo(cr, layout.logo, at: times.sinceShown)
         let text = timeline.text(at: times.sinceShown)
         drawText(cr, theme.name, .name, in: layout.name, color: palette.foreground, opacity: text.opacity, offset: text.offset)
-        if let rect = layout.tagline, let tagline = theme.tagline {
+        if let rect = layout.tagline, let tagline = tagline(of: view) {
             drawText(cr, tagline, .tagline, in: rect, color: palette.secondary, opacity: text.opacity, offset: text.offset)
         }
         if let sinceSlow = times.sinceSlow, let rect = layout.indicator {

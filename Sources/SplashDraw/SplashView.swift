@@ -34,13 +34,31 @@ public struct SplashView: Sendable, Equatable {
     /// The running step's label (shown when the theme asks, in `loading`).
     public var step: String?
     public var error: ErrorView?
+    /// The launch's tagline, for a theme with `taglines` (one chosen per launch, as the page
+    /// chooses it: `tagline(for:in:)`); nil until a state names the launch.
+    public var tagline: String?
 
-    public init(phase: Phase = .loading, slow: Bool = false, progress: Double = 0, step: String? = nil, error: ErrorView? = nil) {
+    public init(phase: Phase = .loading, slow: Bool = false, progress: Double = 0, step: String? = nil, error: ErrorView? = nil,
+                tagline: String? = nil) {
+        self.tagline = tagline
         self.phase = phase
         self.slow = slow
         self.progress = progress
         self.step = step
         self.error = error
+    }
+
+    /// The page's choice of one of `taglines` for `launch` (renderer/web/splash.js): FNV-1a of
+    /// the launch id's UTF-16 code units, modulo the count. The same launch shows the same line
+    /// on both renderers, after a reconnect too; ids are random, so launches vary.
+    public static func tagline(for launch: String, in taglines: [String]) -> String? {
+        guard !taglines.isEmpty else { return nil }
+        var hash: UInt32 = 0x811C_9DC5
+        for unit in launch.utf16 {
+            hash ^= UInt32(unit)
+            hash = hash &* 0x0100_0193
+        }
+        return taglines[Int(hash % UInt32(taglines.count))]
     }
 
     /// The designs' detail line under "Unable to connect".
@@ -53,7 +71,8 @@ public struct SplashView: Sendable, Equatable {
     public init(state: StateMessage, theme: Theme) {
         self.init(
             phase: state.phase, slow: state.slow, progress: theme.showProgress ? state.progress : 0,
-            step: theme.showStep && state.phase == .loading ? state.message : nil)
+            step: theme.showStep && state.phase == .loading ? state.message : nil,
+            tagline: Self.tagline(for: state.launch, in: theme.taglines))
         if state.phase == .error, let info = state.error {
             let words = theme.errorTexts[info.code.rawValue]
             let title = words?.title ?? (info.message.isEmpty ? "Something went wrong" : info.message)

@@ -87,14 +87,17 @@ public enum ThemeLoader {
 
     /// Parses a `theme.toml` given as bytes; `files` are the names of the theme's image and font
     /// files, which `logo` and `font_file` must be among.
+    /// The keys a `theme.toml` may have at its top level.
+    public static let topLevelKeys: Set<String> = [
+        "name", "tagline", "logo", "font", "font_file", "appearance", "motion", "indicator", "show_progress",
+        "show_step", "app_step", "rotate", "colors", "destinations", "taglines", "transitions", "errors",
+    ]
+
     public static func parse(bytes: [UInt8], file: String, files: Set<String>) throws(ConfigError) -> Theme {
         let root = try TableReader.parse(bytes: bytes, file: file)
         var problems: [ConfigError.Problem] = []
         problems.collect(
-            try root.checkKeys([
-                "name", "tagline", "logo", "font", "font_file", "appearance", "motion", "indicator", "show_progress",
-                "show_step", "app_step", "rotate", "colors", "destinations", "taglines", "transitions", "errors",
-            ])
+            try root.checkKeys(topLevelKeys)
         )
         var theme = Theme(name: "")
         if let name = problems.collect(try text(root, "name")) {

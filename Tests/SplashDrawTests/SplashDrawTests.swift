@@ -322,6 +322,48 @@ import TestSupport
         }
     }
 
+    /// `taglines` was read by check and drawn by the page, and drawn by none here: one is chosen
+    /// per launch, as the page chooses it (FNV-1a of the launch id, the vectors computed with
+    /// renderer/web/splash.js's function), and drawn where the tagline goes.
+    @Test func oneOfTheTaglinesIsDrawnPerLaunchAsThePageChoosesIt() throws {
+        var theme = Self.theme
+        theme.tagline = nil
+        theme.taglines = ["One", "Two", "Three"]
+        func view(_ launch: String) -> SplashView {
+            SplashView(state: StateMessage(seq: 1, launch: launch, phase: .loading, slow: false, progress: 0, message: nil, elapsedMs: 0,
+                                           steps: [], error: nil, destination: nil), theme: theme)
+        }
+        #expect(view("l-1").tagline == "One")
+        #expect(view("2f1c9a0e-launch").tagline == "Two")
+        #expect(view("abc").tagline == "Three")
+        let painter = try SplashPainter(theme: theme, files: Self.loaded.files, directory: Self.directory)
+        let shown = view("abc")
+        let rect = try #require(painter.layout(shown, width: 1280, height: 800).tagline)
+        let image = SplashImage(width: 1280, height: 800)
+        painter.draw(shown, at: .init(sinceShown: 2000), into: image)
+        #expect(count(image, rect, differingFrom: Self.teal, by: 48) > 20, "the tagline's ink")
+        // Before a state names the launch the line keeps its place, empty.
+        let before = try #require(painter.layout(SplashView(), width: 1280, height: 800).tagline)
+        #expect(before.y == rect.y)
+    }
+
+    /// Every key a theme may have is drawn by this renderer as by the page, or is the page's
+    /// alone for a stated reason: a key added for one renderer fails here until the other draws
+    /// it or this list says why not.
+    @Test func everyThemeKeyIsDrawnHereOrSaysWhyNot() {
+        let drawn: Set<String> = [
+            "name", "tagline", "taglines", "logo", "font", "font_file", "appearance", "motion", "indicator", "show_progress",
+            "show_step", "rotate", "colors", "errors",
+        ]
+        let notDrawn: [String: String] = [
+            "destinations": "the page loads the app's URL under the splash; a native app is started by its unit",
+            "app_step": "the page's hand-off waits for the app's first frame in the page; here the hand-off unit does",
+            "transitions": "the page's exit into the app it loaded; here the app draws its own first frame",
+        ]
+        #expect(drawn.union(notDrawn.keys) == ThemeLoader.topLevelKeys)
+        #expect(drawn.isDisjoint(with: notDrawn.keys))
+    }
+
     /// A plugin whose step messages keep changing does not grow the renderer: the layouts kept
     /// are bounded (every distinct message was kept for the whole launch).
     @Test func theTextLayoutsKeptAreBounded() throws {
