@@ -246,6 +246,30 @@ public final class SplashPainter {
         return layout
     }
 
+    /// The theme's texts (its name, its tagline) that draw no ink on a picture of `width` ×
+    /// `height`: a font file cut short can keep its character map and lose its glyphs, and the
+    /// text then draws blank (`splashd-kms check` refuses it).
+    public func textsWithoutInk(width: Int = 320, height: Int = 480) -> [String] {
+        let view = SplashView(tagline: theme.taglines.first)
+        let image = SplashImage(width: width, height: height)
+        draw(view, at: .init(sinceShown: 5000), into: image)
+        let layout = self.layout(view, width: Double(width), height: Double(height))
+        let background = ThemeLoader.rgba(palette.background) ?? (0, 0, 0, 1)
+        func inked(_ rect: SplashLayout.Rect) -> Bool {
+            for y in max(0, Int(rect.y))..<min(height, Int(rect.maxY.rounded(.up))) {
+                for x in max(0, Int(rect.x))..<min(width, Int((rect.x + rect.width).rounded(.up))) {
+                    let p = image.pixel(x: x, y: y)
+                    if abs(Double(p.r) - background.r) + abs(Double(p.g) - background.g) + abs(Double(p.b) - background.b) > 48 { return true }
+                }
+            }
+            return false
+        }
+        var blank: [String] = []
+        if !inked(layout.name) { blank.append("name") }
+        if let rect = layout.tagline, !inked(rect) { blank.append(theme.tagline != nil ? "tagline" : "taglines") }
+        return blank
+    }
+
     /// The line under the name: the theme's `tagline`, or the launch's one of its `taglines`
     /// (a no-break space until a state names the launch, as the page keeps the line's place).
     func tagline(of view: SplashView) -> String? {

@@ -36,7 +36,15 @@ struct SplashdKMSCommand: ParsableCommand {
                 // child process under its budget; the texts laid out.
                 let painter = try SplashPainter(loaded, directory: theme, logo: IsolatedLogo.init)
                 try painter.awaitLogo()
-                painter.draw(SplashView(), at: .init(sinceShown: 2000), into: SplashImage(width: 320, height: 480))
+                // The texts must draw ink: a font file cut short keeps its character map and
+                // loses its glyphs, and the name then draws blank.
+                let blank = painter.textsWithoutInk()
+                if !blank.isEmpty {
+                    let font = loaded.theme.fontFile.map { "font file \($0)" } ?? "font \(loaded.theme.font ?? "sans-serif")"
+                    throw SplashDrawError.badFont(
+                        path: "\(theme)/theme.toml",
+                        reason: "\(blank.joined(separator: " and ")) draw no ink in the \(font): its glyphs are missing (a file cut short?)")
+                }
             } verdict: {
                 "theme \"\($0.theme.name)\" can be drawn (\($0.files.count) files)"
             }

@@ -100,6 +100,48 @@ import TestSupport
     }
 }
 
+extension SplashdKMSCheckTests {
+    /// A font file that keeps its character map and loses its glyphs (LiberationSans cut to
+    /// 20,000 bytes did): FreeType reads it, and the name drew blank while check said yes.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"), "needs fonts-dejavu-core"))
+    func aFontWhoseGlyphsAreGoneIsRefused() throws {
+        var font = Array(try Data(contentsOf: URL(fileURLWithPath: "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")))
+        func word(_ at: Int) -> Int { Int(font[at]) << 24 | Int(font[at + 1]) << 16 | Int(font[at + 2]) << 8 | Int(font[at + 3]) }
+        let tables = Int(font[4]) << 8 | Int(font[5])
+        var zeroed = 0
+        for index in 0..<tables {
+            let record = 12 + index * 16
+            guard String(decoding: font[record..<(record + 4)], as: UTF8.self) == "glyf" else { continue }
+            let (offset, length) = (word(record + 8), word(record + 12))
+            for at in offset..<(offset + length) { font[at] = 0 }
+            zeroed = length
+        }
+        try #require(zeroed > 0, "DejaVuSans has a glyf table")
+        // Its names changed (same length), so fontconfig cannot take the system's DejaVu Sans
+        // for it.
+        let from: [UInt8] = Array("DejaVu".utf8), to: [UInt8] = Array("Cutsns".utf8)
+        func wide(_ a: [UInt8]) -> [UInt8] { a.reduce(into: []) { $0 += [0, $1] } }
+        for (old, new) in [(from, to), (wide(from), wide(to))] {
+            var i = 0
+            while i + old.count <= font.count {
+                if font[i..<i + old.count].elementsEqual(old) {
+                    font.replaceSubrange(i..<i + old.count, with: new)
+                    i += old.count
+                } else {
+                    i += 1
+                }
+            }
+        }
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        _ = try dir.write("theme.toml", "name = \"Hostile\"\nfont = \"Cutsns Sans\"\nfont_file = \"cut.ttf\"\n")
+        #expect(FileManager.default.createFile(atPath: dir.file("cut.ttf"), contents: Data(font)))
+        let result = try ProcessRunner.run(binary, ["check", "--theme", dir.path])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("\(dir.path)/theme.toml: cannot use the font: name draw no ink in the font file cut.ttf"), "\(result.stderr)")
+    }
+}
+
 /// PNG's CRC-32, for the tests' own PNGs.
 enum PNGCRC {
     static func of(_ bytes: [UInt8]) -> UInt32 {
