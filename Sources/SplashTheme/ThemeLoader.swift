@@ -365,8 +365,11 @@ public enum ThemeLoader {
         }
         for (prefix, count) in [("rgb(", 3), ("rgba(", 4)] where text.hasPrefix(prefix) && text.hasSuffix(")") {
             let inner = text.dropFirst(prefix.count).dropLast()
-            let parts = inner.split(separator: ",", omittingEmptySubsequences: false)
-            return parts.count == count && parts.allSatisfy { isNumber($0.trimmingSpaces) }
+            let parts = inner.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
+            // CSS's legacy rgb(): the three channels all percentages or all numbers; the alpha
+            // either (tested against Chromium's CSS.supports: Tests/browser/css_colors.tsv).
+            let percents = parts.prefix(3).filter { $0.hasSuffix("%") }.count
+            return parts.count == count && parts.allSatisfy(isNumber) && (percents == 0 || percents == 3)
         }
         return false
     }
@@ -396,13 +399,14 @@ public enum ThemeLoader {
         }
     }
 
-    /// `12`, `0.8`, `.5`, `50%`: digits with at most one point, then an optional `%`.
+    /// `12`, `0.8`, `.5`, `50%`: digits with at most one point and a digit after it (CSS has
+    /// no `5.`), then an optional `%`.
     private static func isNumber(_ text: Substring) -> Bool {
         var bytes = Array(text.utf8)
         if bytes.last == UInt8(ascii: "%") { bytes.removeLast() }
         let digits = bytes.filter { $0 >= 0x30 && $0 <= 0x39 }.count
         let points = bytes.filter { $0 == UInt8(ascii: ".") }.count
-        return digits > 0 && digits <= 6 && points <= 1 && digits + points == bytes.count
+        return digits > 0 && digits <= 6 && points <= 1 && digits + points == bytes.count && bytes.last != UInt8(ascii: ".")
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
