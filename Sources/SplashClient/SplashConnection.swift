@@ -91,6 +91,44 @@ public final class SplashConnection {
         return message
     }
 
+    /// The newest state among the lines that have arrived (those queued, and what can be read
+    /// now without waiting, at most `maxLines` lines), or nil when none did. Only that state is
+    /// decoded: states are snapshots, so a renderer that fell behind skips the older ones at the
+    /// cost of finding their ends (10,000 states a second cost a renderer under emulation a
+    /// parse each). Other messages (replies, events) are skipped.
+    ///
+    /// - Throws: `invalidMessage` when the newest state line is not a state of the protocol.
+    public func latestState(maxLines: Int = 4096) throws(ClientError) -> StateMessage? {
+        var newest: [UInt8]?
+        for entry in readAhead {
+            if case .state? = entry.message { newest = entry.line }
+        }
+        readAhead.removeAll()
+        let now = ContinuousClock.now
+        for _ in 0..<maxLines {
+            let line: [UInt8]
+            do {
+                line = try stream.readLine(deadline: now)
+            } catch .timedOut {
+                break
+            }
+            if line.starts(with: Self.statePrefix) {
+                newest = line
+            } else if !line.starts(with: Self.typePrefix), case .state? = ServerMessage.decode(line) {
+                newest = line
+            }
+        }
+        guard let newest else { return nil }
+        guard case .state(let state)? = ServerMessage.decode(newest) else {
+            throw .invalidMessage("not a protocol message: \(Self.excerpt(newest))")
+        }
+        return state
+    }
+
+    /// How every state line begins (the daemon writes `type` first), and every message.
+    private static let statePrefix = Array(#"{"type":"state""#.utf8)
+    private static let typePrefix = Array(#"{"type":""#.utf8)
+
     /// Sends `command` with a fresh numeric id and returns the reply carrying that id.
     ///
     /// The reply is `ok`, `error` or (for `state`) `state`. An `error` without any id also counts

@@ -71,6 +71,28 @@ import Testing
         #expect(server.finish() == [])
     }
 
+    /// A renderer behind a flood takes the newest state of what has arrived, skipping the older
+    /// states, replies and events, and decodes only that one.
+    @Test func theLatestStateIsTheNewestOfWhatHasArrived() throws {
+        let server = try ScriptedServer { peer in
+            for seq in 1...500 { try peer.send(.state(Fixtures.loading(seq: UInt64(seq)))) }
+            try peer.send(.event(name: "action", fields: ["name": .string("x")]))
+            try peer.send(.state(Fixtures.error(seq: 501)))
+            try peer.send(.ok(id: .number(9)))
+            try peer.waitForClose()
+        }
+        let connection = try SplashConnection(path: server.path)
+        var newest: StateMessage?
+        let end = ContinuousClock.now + .seconds(10)
+        while newest?.seq != 501 && ContinuousClock.now < end {
+            if let state = try connection.latestState() { newest = state }
+        }
+        #expect(newest == Fixtures.error(seq: 501))
+        #expect(try connection.latestState() == nil, "nothing newer")
+        connection.close()
+        #expect(server.finish() == [])
+    }
+
     @Test func errorRepliesComeBackWithTheirCodeAndMessage() throws {
         let server = try ScriptedServer { peer in
             let request = try peer.readRequest()
@@ -161,7 +183,7 @@ import Testing
         }
         let connection = try SplashConnection(path: server.path)
         #expect(try connection.receiveLine(timeout: .seconds(5)).count == limit)
-        #expect(throws: ClientError.invalidMessage("a line longer than \(limit) bytes")) {
+        #expect(throws: ClientError.invalidMessage("a line longer than \(limit) bytes, the protocol's bound (the line cannot be read, and the connection ends)")) {
             try connection.receiveLine(timeout: .seconds(5))
         }
         connection.close()

@@ -25,12 +25,12 @@ import Testing
 
         var terminated = LineBuffer(maxLineBytes: 4)
         terminated.append(Array("12345\n".utf8))
-        #expect(throws: ClientError.invalidMessage("a line longer than 4 bytes")) { try terminated.nextLine() }
+        #expect(throws: ClientError.invalidMessage("a line longer than 4 bytes, the protocol's bound (the line cannot be read, and the connection ends)")) { try terminated.nextLine() }
 
         var open = LineBuffer(maxLineBytes: 4)
         open.append(Array("1234".utf8))
         #expect(try open.nextLine() == nil)
         open.append(Array("5".utf8))
-        #expect(throws: ClientError.invalidMessage("a line longer than 4 bytes")) { try open.nextLine() }
+        #expect(throws: ClientError.invalidMessage("a line longer than 4 bytes, the protocol's bound (the line cannot be read, and the connection ends)")) { try open.nextLine() }
     }
 }
