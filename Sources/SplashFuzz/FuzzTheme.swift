@@ -1,8 +1,10 @@
 import SplashDraw
 import SplashTheme
 
-/// A theme as the renderers read it: `theme.toml` (ThemeLoader), and a logo's bytes through the
-/// native renderer's decoders (librsvg for SVG, cairo's reader for PNG), drawn once if accepted.
+/// A theme as the renderers read it: `theme.toml` (ThemeLoader), and a logo's bytes through what
+/// the native renderer's drawing child runs (`LogoRaster.draw`: a PNG's structure, CRCs and size
+/// checked by `PNGHeader` before cairo decodes it; librsvg for SVG), drawn once if accepted. The
+/// child's CPU and memory budget is libFuzzer's `-timeout` and `-rss_limit_mb` here.
 enum FuzzTheme {
     /// The first byte picks what the rest is: 0 `theme.toml`, 1 an SVG logo, 2 a PNG logo.
     static func run(_ bytes: UnsafeRawBufferPointer) {
