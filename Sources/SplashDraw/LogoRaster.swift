@@ -211,9 +211,12 @@ public final class InProcessLogo: LogoSource {
 public enum LogoBudget {
     /// CPU seconds (RLIMIT_CPU: SIGXCPU past it).
     public static let cpuSeconds = 2
-    /// Wall-clock seconds before the renderer kills the child (it waits only when the logo is
-    /// first shown, 100 ms into the entry animation, or in `check`).
-    public static let wallSeconds = 5
+    /// Wall-clock seconds from the child's start before the renderer kills it: a safety net (its
+    /// work is CPU-bound, and the CPU budget ends a hostile file), generous because a slow or
+    /// busy device (the emulated VM: seconds to start a process) must not lose an honest logo.
+    /// The renderer waits only when the logo first shows, 100 ms into the entry animation, or in
+    /// `check`.
+    public static let wallSeconds = 30
     /// Address space the child may map beyond what it has when it starts drawing (RLIMIT_AS).
     public static let memoryBytes = 512 << 20
 }

@@ -159,8 +159,8 @@ struct RenderLogo: ParsableCommand {
         commandName: "render-logo", abstract: "Draw a logo from stdin to raw pixels on stdout (the renderer's own child).",
         shouldDisplay: false)
 
-    @Option var type: String
-    @Option var side: Int
+    @Option(help: "What the bytes are: svg or png.") var type: String
+    @Option(help: "The side of the square drawn into, in pixels.") var side: Int
 
     func run() throws {
         guard Self.limit() else {

@@ -6,7 +6,7 @@ import Testing
 /// The probe's configs that passed `splashd check` and made states over the protocol's 64 KiB
 /// bound, which ended every client (`splashctl watch` exited 76, and the renderers use the same
 /// client): the daemon now cuts what it sends.
-@Suite struct OversizedStateEndToEndTests {
+@MainActor @Suite struct OversizedStateEndToEndTests {
     @Test func aPluginsLongErrorOutputReachesClientsCut() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

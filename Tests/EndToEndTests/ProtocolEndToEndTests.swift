@@ -58,7 +58,9 @@ import TestSupport
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let plugins = try ScriptPlugins(in: dir)
-        // 400 state changes of ~16 KiB each: far more than the socket buffers of a client that never reads.
+        // 400 state changes of ~32 KiB each (a message is cut to 1 KiB: the size is in 100 steps'
+        // labels): far more than the socket buffers of a client that never reads.
+        try plugins.add("quick", "exit 0")
         try plugins.add("chatty", """
             pad=$(head -c 16000 /dev/zero | tr '\\0' 'x')
             for i in $(seq 1 400); do
@@ -75,7 +77,9 @@ import TestSupport
                 [[step]]
                 id = "chatty"
                 plugin = "chatty"
-                """,
+                """ + (0..<100).map {
+                    "\n[[step]]\nid = \"later-\($0)\"\nplugin = \"quick\"\nafter = [\"chatty\"]\nlabel = \"\(String(repeating: "L", count: 200))\"\n"
+                }.joined(),
             pluginDirectories: [plugins.directory]
         )
         let stuck = try daemon.connect()
@@ -92,7 +96,7 @@ import TestSupport
         // In order, none twice. (Not necessarily every one: a reader that the machine leaves
         // unscheduled for a while lags too, and is sent the latest state when it reads again.)
         #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $1 > $0 }, "the reading subscriber's states in order")
-        // Bursts are coalesced into one state (at most one per 16 ms), but 60 states of 16 KiB are
+        // Bursts are coalesced into one state (at most one per 16 ms), but 60 states of 32 KiB are
         // still far more than the stuck client's socket buffers hold.
         #expect(seqs.count > 60)
         // The stuck subscriber now reads: it skipped states but ends with the latest one.
