@@ -122,19 +122,7 @@ extension SplashdKMSCheckTests {
         try #require(zeroed > 0, "DejaVuSans has a glyf table")
         // Its names changed (same length), so fontconfig cannot take the system's DejaVu Sans
         // for it.
-        let from: [UInt8] = Array("DejaVu".utf8), to: [UInt8] = Array("Cutsns".utf8)
-        func wide(_ a: [UInt8]) -> [UInt8] { a.reduce(into: []) { $0 += [0, $1] } }
-        for (old, new) in [(from, to), (wide(from), wide(to))] {
-            var i = 0
-            while i + old.count <= font.count {
-                if font[i..<i + old.count].elementsEqual(old) {
-                    font.replaceSubrange(i..<i + old.count, with: new)
-                    i += old.count
-                } else {
-                    i += 1
-                }
-            }
-        }
+        font = renamingFont(font, from: "DejaVu", to: "Cutsns")
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         _ = try dir.write("theme.toml", "name = \"Hostile\"\nfont = \"Cutsns Sans\"\nfont_file = \"cut.ttf\"\n")

@@ -235,22 +235,7 @@ import TestSupport
     /// DejaVu Serif Bold's file (the name is drawn bold) with its names changed to "Splshd Serif" (same length: nothing moves),
     /// a family nothing on the system has.
     static func renamedDejaVuSerif() throws -> [UInt8] {
-        var bytes = [UInt8](try #require(FileManager.default.contents(atPath: dejaVuSerif)))
-        let from: [UInt8] = Array("DejaVu".utf8), to: [UInt8] = Array("Splshd".utf8)
-        func wide(_ a: [UInt8]) -> [UInt8] { a.reduce(into: []) { $0 += [0, $1] } }
-        // In the name table as ASCII (Macintosh records) and as UTF-16BE (Windows records).
-        for (old, new) in [(from, to), (wide(from), wide(to))] {
-            var i = 0
-            while i + old.count <= bytes.count {
-                if bytes[i..<i + old.count].elementsEqual(old) {
-                    bytes.replaceSubrange(i..<i + old.count, with: new)
-                    i += old.count
-                } else {
-                    i += 1
-                }
-            }
-        }
-        return bytes
+        renamingFont([UInt8](try #require(FileManager.default.contents(atPath: dejaVuSerif))), from: "DejaVu", to: "Splshd")
     }
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: dejaVuSerif), "needs fonts-dejavu-core"))
