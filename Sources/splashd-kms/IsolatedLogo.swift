@@ -52,9 +52,9 @@ final class IsolatedLogo: LogoSource {
         output = splashd_memfd_create_sealable("splashd-logo-out")
         errors = splashd_memfd_create_sealable("splashd-logo-err")
         defer { if input >= 0 { close(input) } }
-        guard input >= 0, output >= 0, errors >= 0 else { return .failure(failed("memfd_create: errno \(errno)")) }
+        guard input >= 0, output >= 0, errors >= 0 else { return .failure(bad("memfd_create: errno \(errno)")) }
         let written = file.bytes.withUnsafeBytes { pwrite(input, $0.baseAddress, $0.count, 0) }
-        guard written == file.bytes.count else { return .failure(failed("writing the logo for its drawing: errno \(errno)")) }
+        guard written == file.bytes.count else { return .failure(bad("writing the logo for its drawing: errno \(errno)")) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -82,7 +82,7 @@ final class IsolatedLogo: LogoSource {
         }
         guard result == 0 else {
             child = 0
-            return .failure(failed("cannot start its drawing process: \(String(cString: strerror(result)))"))
+            return .failure(bad("cannot start its drawing process: \(String(cString: strerror(result)))"))
         }
         pidfd = splashd_pidfd_open(child)
         return .success(())
@@ -123,12 +123,11 @@ final class IsolatedLogo: LogoSource {
         guard code == 0 else { return .failure(bad(said.isEmpty ? "its drawing failed (exit \(code))" : said)) }
         var pixels = [UInt8](repeating: 0, count: side * side * 4)
         let read = pixels.withUnsafeMutableBytes { pread(output, $0.baseAddress, $0.count, 0) }
-        guard read == pixels.count else { return .failure(failed("its drawing returned \(read) bytes, not \(pixels.count)")) }
+        guard read == pixels.count else { return .failure(bad("its drawing returned \(read) bytes, not \(pixels.count)")) }
         return .success(LogoRaster(side: side, pixels: pixels))
     }
 
     private func bad(_ reason: String) -> SplashDrawError { .badLogo(path: path, reason: reason) }
-    private func failed(_ reason: String) -> SplashDrawError { .badLogo(path: path, reason: reason) }
 
     /// The last line the child wrote to its stderr (at most 300 bytes of it), as one line.
     private func lastLine(of fd: Int32) -> String {
