@@ -52,6 +52,9 @@ package struct TableReader {
         throw error(at: first, "unknown key \"\(keyPrefix)\(first)\"\(suffix)")
     }
 
+    /// Whether the table has `key`, of any type.
+    package func has(_ key: String) -> Bool { table[key] != nil }
+
     package func string(_ key: String) throws(ConfigError) -> String? {
         guard let value = table[key] else { return nil }
         guard let string = value.string else { throw wrongType(key, value, expected: .string) }

@@ -132,8 +132,12 @@ public struct Theme: Sendable, Equatable {
     public static let errorCodes = ["network", "timeout", "step-failed", "step-skipped"]
     /// `[errors.CODE]` of `theme.toml`, by code.
     public var errorTexts: [String: ErrorText] = [:]
-    /// A file name in the theme's directory (no path), or nil for no logo image.
+    /// A file name in the theme's directory (no path), or nil for no logo image. With
+    /// `firmwareLogo`, the one drawn where the firmware publishes no logo (`logo_fallback`).
     public var logo: String?
+    /// `logo = "firmware"`: the firmware's own logo (ACPI BGRT, `FirmwareLogo`) at the firmware's
+    /// place and scale, so power-on, splash and app are one picture (SPEC §16).
+    public var firmwareLogo = false
     /// A CSS font family name (e.g. `Inter`), tried before the system's UI font.
     public var font: String?
     /// A font file beside `theme.toml` that provides `font` (else it must be installed).

@@ -89,7 +89,7 @@ public enum ThemeLoader {
     /// files, which `logo` and `font_file` must be among.
     /// The keys a `theme.toml` may have at its top level.
     public static let topLevelKeys: Set<String> = [
-        "name", "tagline", "logo", "font", "font_file", "appearance", "motion", "indicator", "show_progress",
+        "name", "tagline", "logo", "logo_fallback", "font", "font_file", "appearance", "motion", "indicator", "show_progress",
         "show_step", "app_step", "rotate", "colors", "destinations", "taglines", "transitions", "errors",
     ]
 
@@ -105,7 +105,15 @@ public enum ThemeLoader {
         }
         theme.tagline = problems.collect(try text(root, "tagline")) ?? nil
         theme.taglines = (problems.collect(try taglines(root, alongside: theme.tagline)) ?? nil) ?? []
-        theme.logo = problems.collect(try logo(root, files: files)) ?? nil
+        if (try? root.string("logo")) == FirmwareLogo.themeValue {
+            theme.firmwareLogo = true
+            theme.logo = problems.collect(try logo(root, "logo_fallback", files: files)) ?? nil
+        } else {
+            theme.logo = problems.collect(try logo(root, "logo", files: files)) ?? nil
+            if root.has("logo_fallback") {
+                problems.append(root.error(at: "logo_fallback", "logo_fallback is for logo = \"firmware\": the logo drawn where the firmware publishes none").problems[0])
+            }
+        }
         theme.font = problems.collect(try font(root)) ?? nil
         theme.fontFile = problems.collect(try fontFile(root, files: files, family: theme.font)) ?? nil
         theme.appearance = (problems.collect(try choice(root, "appearance", Theme.Appearance.self)) ?? nil) ?? .auto
@@ -229,13 +237,14 @@ public enum ThemeLoader {
         return value
     }
 
-    private static func logo(_ table: TableReader, files: Set<String>) throws(ConfigError) -> String? {
-        guard let name = try table.string("logo") else { return nil }
+    private static func logo(_ table: TableReader, _ key: String, files: Set<String>) throws(ConfigError) -> String? {
+        guard let name = try table.string(key) else { return nil }
         guard let type = assetType(name), imageTypes.values.contains(type) else {
             let allowed = imageTypes.keys.sorted().map { "." + $0 }.joined(separator: ", ")
-            throw table.error(at: "logo", "logo must be a file name beside theme.toml ending in \(allowed)")
+            let firmware = key == "logo" ? ", or \"\(FirmwareLogo.themeValue)\"" : ""
+            throw table.error(at: key, "\(key) must be a file name beside theme.toml ending in \(allowed)\(firmware)")
         }
-        try present(table, "logo", name: name, files: files)
+        try present(table, key, name: name, files: files)
         return name
     }
 
