@@ -50,6 +50,10 @@ public final class SplashPainter {
     private var logoSource: (any LogoSource)?
     /// The logo drawn once at its size, once it came.
     private var logoSurface: OpaquePointer?
+    /// The firmware's logo (`logo = "firmware"` on a machine that publishes one), drawn at the
+    /// firmware's place and scale from the first frame on, with no entry animation.
+    public let firmwareLogo: FirmwareLogo?
+    private var firmwareSurface: OpaquePointer?
     /// Told once when the logo could not be drawn (over its budget, or a hostile file): the
     /// splash is then drawn without it.
     public var onLogoFailure: ((SplashDrawError) -> Void)?
@@ -68,12 +72,14 @@ public final class SplashPainter {
     /// light on a display with no system setting, SPEC §13). `logo` draws the logo's raster:
     /// in this process by default (`InProcessLogo`, which throws here when it cannot), or in a
     /// child process under a budget (the renderer's `IsolatedLogo`, whose failure comes later,
-    /// to `onLogoFailure` or `awaitLogo`).
+    /// to `onLogoFailure` or `awaitLogo`). `firmwareLogo` is what the firmware published, for a
+    /// theme with `logo = "firmware"` (else, or when nil, the theme's `logo_fallback` is drawn).
     public init(
-        theme: Theme, files: [String: ThemeLoader.File], directory: String, dark: Bool? = nil,
+        theme: Theme, files: [String: ThemeLoader.File], directory: String, dark: Bool? = nil, firmwareLogo: FirmwareLogo? = nil,
         logo makeLogo: (ThemeLoader.File, _ side: Int, _ path: String) throws(SplashDrawError) -> any LogoSource = InProcessLogo.init
     ) throws(SplashDrawError) {
         self.theme = theme
+        self.firmwareLogo = theme.firmwareLogo ? firmwareLogo.flatMap { $0.pixels.count == $0.width * $0.height ? $0 : nil } : nil
         let useDark = dark ?? (theme.appearance == .dark)
         palette = useDark ? theme.dark : theme.light
         timeline = SplashTimeline(reduceMotion: theme.motion == .reduce)
@@ -87,7 +93,21 @@ public final class SplashPainter {
         }
         family = (own.map { "\($0)," } ?? "") + (theme.font.map { "\($0)," } ?? "") + "sans-serif"
         fontContext = pango_font_map_create_context(pango_cairo_font_map_get_default())
-        if let name = theme.logo {
+        if let firmware = self.firmwareLogo {
+            let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(firmware.width), Int32(firmware.height))!
+            let stride = Int(cairo_image_surface_get_stride(surface))
+            cairo_surface_flush(surface)
+            let data = cairo_image_surface_get_data(surface)!
+            let rowBytes: Int = firmware.width * 4
+            firmware.pixels.withUnsafeBytes { (source: UnsafeRawBufferPointer) in
+                for row in 0..<firmware.height {
+                    let from: UnsafeRawPointer = source.baseAddress! + row * rowBytes
+                    UnsafeMutableRawPointer(data + row * stride).copyMemory(from: from, byteCount: rowBytes)
+                }
+            }
+            cairo_surface_mark_dirty(surface)
+            firmwareSurface = surface
+        } else if let name = theme.logo {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             guard let file = files[name] else { throw .badLogo(path: path, reason: "not among the theme's files") }
             logoSource = try makeLogo(file, palette.logoBackground != "transparent" ? 72 : 120, path)
@@ -96,16 +116,17 @@ public final class SplashPainter {
 
     /// A painter for a theme `ThemeLoader` loaded from `directory`.
     public convenience init(
-        _ loaded: ThemeLoader.Loaded, directory: String, dark: Bool? = nil,
+        _ loaded: ThemeLoader.Loaded, directory: String, dark: Bool? = nil, firmwareLogo: FirmwareLogo? = nil,
         logo makeLogo: (ThemeLoader.File, _ side: Int, _ path: String) throws(SplashDrawError) -> any LogoSource = InProcessLogo.init
     ) throws(SplashDrawError) {
-        try self.init(theme: loaded.theme, files: loaded.files, directory: directory, dark: dark, logo: makeLogo)
+        try self.init(theme: loaded.theme, files: loaded.files, directory: directory, dark: dark, firmwareLogo: firmwareLogo, logo: makeLogo)
     }
 
     deinit {
         for layout in layouts.values { g_object_unref(UnsafeMutableRawPointer(layout)) }
         g_object_unref(UnsafeMutableRawPointer(fontContext))
         if let logoSurface { cairo_surface_destroy(logoSurface) }
+        if let firmwareSurface { cairo_surface_destroy(firmwareSurface) }
     }
 
     /// Waits for the logo's raster; throws why it could not be drawn (`splashd-kms check`).
@@ -197,9 +218,15 @@ public final class SplashPainter {
         let error = view.phase == .error ? view.error : nil
         // Small panels: in the error view the logo moves up to leave room for the buttons.
         let small = error != nil && height <= 560
-        let logo = SplashLayout.Rect(x: width / 2 - 60, y: small ? 24 : height / 2 - 100, width: 120, height: 120)
+        var logo = SplashLayout.Rect(x: width / 2 - 60, y: small ? 24 : height / 2 - 100, width: 120, height: 120)
         let column = max(width - 32, 1)
         var y = small ? 160 : height / 2 + 44
+        // The firmware's logo stays where the firmware put it (it never moves: one picture from
+        // power-on); the texts begin under it.
+        if let firmware = firmwareLogo, let origin = firmware.origin(onWidth: Int(width), height: Int(height)) {
+            logo = SplashLayout.Rect(x: Double(origin.x), y: Double(origin.y), width: Double(firmware.width), height: Double(firmware.height))
+            y = max(y, logo.maxY + 24)
+        }
         func block(_ text: String, _ style: TextStyle, maxWidth: Double) -> SplashLayout.Rect {
             let size = measure(text, style, width: maxWidth)
             defer { y += size.height }
@@ -330,6 +357,14 @@ public final class SplashPainter {
     }
 
     private func drawLogo(_ cr: OpaquePointer, _ box: SplashLayout.Rect, at t: Double) {
+        if let firmwareSurface {
+            // As the firmware drew it: from the first frame, one pixel a pixel, no animation.
+            guard box.width == Double(cairo_image_surface_get_width(firmwareSurface)) else { return }
+            cairo_set_source_surface(cr, firmwareSurface, box.x, box.y)
+            cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST)
+            cairo_paint(cr)
+            return
+        }
         let state = timeline.logo(at: t)
         guard state.opacity > 0 else { return }
         let circle = palette.logoBackground != "transparent"

@@ -111,6 +111,9 @@ struct SplashdKMS: ParsableCommand {
     @Flag(help: "The theme's dark palette.")
     var dark = false
 
+    @Option(help: .hidden)
+    var firmwareLogo = FirmwareLogo.directory
+
     func validate() throws {
         if let rotate, SplashRotation(rawValue: rotate) == nil { throw ValidationError("--rotate takes 0, 90, 180 or 270") }
         if TouchMapping.parse(touch) == nil { throw ValidationError("--touch takes DEVICE=OUTPUT, e.g. \"ILITEK ILITEK-TP=HDMI-A-2\"") }
@@ -123,7 +126,10 @@ struct SplashdKMS: ParsableCommand {
         let painter: SplashPainter
         do {
             let theme = self.theme ?? SharedFiles.defaultTheme(holding: "themes/default/theme.toml")
-            painter = try SplashPainter(ThemeLoader.load(directory: theme), directory: theme, dark: dark ? true : nil, logo: IsolatedLogo.init)
+            let loaded = try ThemeLoader.load(directory: theme)
+            painter = try SplashPainter(loaded, directory: theme, dark: dark ? true : nil,
+                                        firmwareLogo: loaded.theme.firmwareLogo ? Self.firmwareLogo(from: firmwareLogo, loaded.theme, logger) : nil,
+                                        logo: IsolatedLogo.init)
             painter.onLogoFailure = { logger.warning("\($0); the splash is drawn without it") }
         } catch {
             logger.error("\(error)")
@@ -156,6 +162,19 @@ struct SplashdKMS: ParsableCommand {
         } catch let error as ClientError {
             logger.error("\(error)")
             throw ExitCode(error.exitCode)
+        }
+    }
+
+    /// The firmware's logo for a theme with `logo = "firmware"`, or nil (said in the log) when
+    /// the firmware publishes none that can be drawn: the theme's `logo_fallback` is drawn then.
+    static func firmwareLogo(from directory: String, _ theme: Theme, _ logger: Logger) -> FirmwareLogo? {
+        do {
+            let logo = try FirmwareLogo.read(from: directory)
+            logger.info("the firmware's logo: \(logo.width)x\(logo.height) at \(logo.x),\(logo.y)")
+            return logo
+        } catch {
+            logger.info("\(error); drawing \(theme.logo.map { "logo_fallback \($0)" } ?? "no logo")")
+            return nil
         }
     }
 }

@@ -132,6 +132,42 @@ import TestSupport
         return n
     }
 
+    /// The firmware's logo (`logo = "firmware"`): at the firmware's place, its own pixels, from the
+    /// first frame; the texts under it; without one, the theme's `logo_fallback`.
+    @Test func theFirmwaresLogoIsDrawnWhereTheFirmwareDrewItFromTheFirstFrame() throws {
+        var pixels: [UInt32] = []
+        for y in 0..<58 {
+            for x in 0..<193 { pixels.append(0xFF00_0000 | UInt32(x % 256) << 16 | UInt32(y * 4) << 8 | 0x33) }
+        }
+        let firmware = FirmwareLogo(x: 543, y: 371, width: 193, height: 58, pixels: pixels, file: [])
+        var theme = Self.theme
+        theme.firmwareLogo = true
+        let painter = try SplashPainter(theme: theme, files: Self.loaded.files, directory: Self.directory, firmwareLogo: firmware)
+        let image = SplashImage(width: 1280, height: 800)
+        painter.draw(SplashView(), at: .init(sinceShown: 0), into: image)
+        var wrong = 0
+        for y in 0..<58 {
+            for x in 0..<193 {
+                let p = image.pixel(x: 543 + x, y: 371 + y)
+                let c = pixels[y * 193 + x]
+                if p.r != UInt8(c >> 16 & 0xFF) || p.g != UInt8(c >> 8 & 0xFF) || p.b != UInt8(c & 0xFF) || p.a != 255 { wrong += 1 }
+            }
+        }
+        #expect(wrong == 0, "the firmware's pixels, unchanged, at its place, at t = 0")
+        #expect(near(image.pixel(x: 542, y: 371), Self.teal) && near(image.pixel(x: 736, y: 429), Self.teal), "and nothing else")
+        let layout = painter.layout(SplashView(), width: 1280, height: 800)
+        #expect(layout.logo == .init(x: 543, y: 371, width: 193, height: 58))
+        #expect(layout.name.y == 453, "the name 24 px under the firmware's logo")
+        // On a screen the place does not fit: centred, and still the texts under it.
+        #expect(painter.layout(SplashView(), width: 480, height: 320).logo == .init(x: 143, y: 131, width: 193, height: 58))
+        // No firmware logo: the theme's logo_fallback, drawn as any theme logo.
+        let fallback = try SplashPainter(theme: theme, files: Self.loaded.files, directory: Self.directory, firmwareLogo: nil)
+        #expect(fallback.layout(SplashView(), width: 1280, height: 800).logo == .init(x: 580, y: 300, width: 120, height: 120))
+        let later = SplashImage(width: 1280, height: 800)
+        fallback.draw(SplashView(), at: .init(sinceShown: 5000), into: later)
+        #expect(count(later, .init(x: 580, y: 300, width: 120, height: 120), differingFrom: Self.teal) > 1000, "the fallback logo is drawn")
+    }
+
     @Test func theLayoutIsThePagesCSS() throws {
         let painter = try painter()
         let layout = painter.layout(SplashView(), width: 1280, height: 800)
@@ -337,7 +373,7 @@ import TestSupport
     /// it or this list says why not.
     @Test func everyThemeKeyIsDrawnHereOrSaysWhyNot() {
         let drawn: Set<String> = [
-            "name", "tagline", "taglines", "logo", "font", "font_file", "appearance", "motion", "indicator", "show_progress",
+            "name", "tagline", "taglines", "logo", "logo_fallback", "font", "font_file", "appearance", "motion", "indicator", "show_progress",
             "show_step", "rotate", "colors", "errors",
         ]
         let notDrawn: [String: String] = [
