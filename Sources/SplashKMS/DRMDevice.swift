@@ -85,6 +85,77 @@ public final class DRMDevice {
         return ioctl(fd, Self.closeFramebufferRequest, &request) == 0
     }
 
+    /// Whether the driver has atomic mode setting (asked once; the client capability stays set).
+    public private(set) lazy var hasAtomic: Bool = drmSetClientCap(fd, UInt64(DRM_CLIENT_CAP_ATOMIC), 1) == 0
+
+    /// What `info`'s CRTC scans out now: its mode, its framebuffer, and whether it drives the
+    /// output's connector (for `FirstFrame.decide`).
+    public func scanout(of info: OutputInfo) -> FirstFrame.Scanout {
+        guard let crtc = drmModeGetCrtc(fd, info.crtc) else { return .init(mode: nil, framebuffer: 0, drivesConnector: false) }
+        defer { drmModeFreeCrtc(crtc) }
+        var drives = false
+        if let connector = drmModeGetConnector(fd, info.connector) {
+            defer { drmModeFreeConnector(connector) }
+            if connector.pointee.encoder_id != 0, let encoder = drmModeGetEncoder(fd, connector.pointee.encoder_id) {
+                drives = encoder.pointee.crtc_id == info.crtc
+                drmModeFreeEncoder(encoder)
+            }
+        }
+        let c = crtc.pointee
+        return .init(mode: c.mode_valid != 0 ? Self.timing(c.mode) : nil, framebuffer: c.buffer_id, drivesConnector: drives)
+    }
+
+    static func timing(_ m: drmModeModeInfo) -> FirstFrame.Timing {
+        .init(clock: m.clock, hdisplay: m.hdisplay, hsyncStart: m.hsync_start, hsyncEnd: m.hsync_end, htotal: m.htotal, hskew: m.hskew,
+              vdisplay: m.vdisplay, vsyncStart: m.vsync_start, vsyncEnd: m.vsync_end, vtotal: m.vtotal, vscan: m.vscan, flags: m.flags)
+    }
+
+    /// Shows `framebuffer` (`width` × `height`) on `crtc`'s primary plane by an atomic commit that
+    /// may not set the mode (no `ALLOW_MODESET`: the kernel refuses what would need one), with a
+    /// page-flip event for `context`. False where the driver has no atomic mode setting, or
+    /// refused.
+    public func commitPicture(crtc: UInt32, framebuffer: UInt32, width: Int, height: Int, context: UnsafeMutableRawPointer) -> Bool {
+        guard hasAtomic, let plane = primaryPlane(of: crtc), let request = drmModeAtomicAlloc() else { return false }
+        defer { drmModeAtomicFree(request) }
+        let values: [(String, UInt64)] = [
+            ("FB_ID", UInt64(framebuffer)), ("CRTC_ID", UInt64(crtc)),
+            ("SRC_X", 0), ("SRC_Y", 0), ("SRC_W", UInt64(width) << 16), ("SRC_H", UInt64(height) << 16),
+            ("CRTC_X", 0), ("CRTC_Y", 0), ("CRTC_W", UInt64(width)), ("CRTC_H", UInt64(height)),
+        ]
+        for (name, value) in values {
+            guard let property = plane.properties[name], drmModeAtomicAddProperty(request, plane.id, property, value) >= 0 else { return false }
+        }
+        return drmModeAtomicCommit(fd, request, UInt32(DRM_MODE_PAGE_FLIP_EVENT | DRM_MODE_ATOMIC_NONBLOCK), context) == 0
+    }
+
+    /// The primary plane that can show on `crtc`, and its properties' ids by name.
+    private func primaryPlane(of crtc: UInt32) -> (id: UInt32, properties: [String: UInt32])? {
+        guard let resources = drmModeGetResources(fd) else { return nil }
+        let crtcs = (0..<Int(resources.pointee.count_crtcs)).map { resources.pointee.crtcs[$0] }
+        drmModeFreeResources(resources)
+        guard let index = crtcs.firstIndex(of: crtc), let planes = drmModeGetPlaneResources(fd) else { return nil }
+        defer { drmModeFreePlaneResources(planes) }
+        for p in 0..<Int(planes.pointee.count_planes) {
+            guard let plane = drmModeGetPlane(fd, planes.pointee.planes[p]) else { continue }
+            let id = plane.pointee.plane_id
+            let possible = plane.pointee.possible_crtcs & (1 << UInt32(index)) != 0
+            drmModeFreePlane(plane)
+            guard possible, let properties = drmModeObjectGetProperties(fd, id, UInt32(DRM_MODE_OBJECT_PLANE)) else { continue }
+            defer { drmModeFreeObjectProperties(properties) }
+            var byName: [String: UInt32] = [:]
+            var primary = false
+            for i in 0..<Int(properties.pointee.count_props) {
+                guard let property = drmModeGetProperty(fd, properties.pointee.props[i]) else { continue }
+                let name = withUnsafeBytes(of: property.pointee.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                byName[name] = property.pointee.prop_id
+                if name == "type" { primary = properties.pointee.prop_values[i] == UInt64(DRM_PLANE_TYPE_PRIMARY) }
+                drmModeFreeProperty(property)
+            }
+            if primary { return (id, byName) }
+        }
+        return nil
+    }
+
     /// What one connected output is: its name (`Virtual-1`, `HDMI-A-1`), the connector, the CRTC
     /// that will drive it, and its preferred mode.
     public struct OutputInfo: @unchecked Sendable {

@@ -69,26 +69,41 @@ public final class DRMOutput {
 
     /// Draws the next frame into the buffer not on screen and shows it: the first frame by setting
     /// the mode, every later one by a page flip at the next vertical blank (its event arrives on
-    /// the device: `DRMEvents.handle`).
-    public func present(_ draw: (SplashImage) -> Void) throws(KMSError) {
+    /// the device: `DRMEvents.handle`). A first frame (the first, or the first after
+    /// `needsModeSet`) replaces the picture without a mode set where the output already scans out
+    /// the chosen mode (`FirstFrame`), and returns how it went on screen; later frames return nil.
+    @discardableResult
+    public func present(_ draw: (SplashImage) -> Void) throws(KMSError) -> FirstFrame? {
         let back = shown ? 1 - front : front
         draw(buffers[back].image!)
+        let context = Unmanaged.passUnretained(self).toOpaque()
         if !shown {
+            shown = true
+            front = back
+            var decision = FirstFrame.decide(now: device.scanout(of: info), chosen: DRMDevice.timing(info.mode))
+            if decision == .replacePicture {
+                let framebuffer = buffers[back].framebuffer
+                if device.commitPicture(crtc: info.crtc, framebuffer: framebuffer, width: width, height: height, context: context)
+                    || drmModePageFlip(device.fd, info.crtc, framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), context) == 0 {
+                    flipPending = true
+                    return decision
+                }
+                decision = .setMode(reason: "the driver refused to replace the picture alone: \(String(cString: strerror(errno)))")
+            }
             var connector = info.connector
             var mode = info.mode
             guard drmModeSetCrtc(device.fd, info.crtc, buffers[back].framebuffer, 0, 0, &connector, 1, &mode) == 0 else {
+                shown = false
                 throw KMSError("cannot set \(info.name)'s mode", errno: errno)
             }
-            shown = true
-            front = back
-            return
+            return decision
         }
-        let context = Unmanaged.passUnretained(self).toOpaque()
         guard drmModePageFlip(device.fd, info.crtc, buffers[back].framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), context) == 0 else {
             throw KMSError("cannot flip \(info.name)", errno: errno)
         }
         flipPending = true
         front = back
+        return nil
     }
 
     fileprivate func flipped() { flipPending = false }

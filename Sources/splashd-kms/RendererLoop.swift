@@ -300,8 +300,14 @@ final class RendererLoop {
         guard let output = outputs.first(where: { $0.info.connector == id }) else { return }
         let at = now
         do {
-            try output.present { image in
+            let first = try output.present { image in
                 painter.draw(machine.view, at: machine.times(at: at), into: image, rotation: output.rotation, focus: machine.focusRing)
+            }
+            if let first {
+                switch first {
+                case .replacePicture: logger.info("\(output.info.name): the first frame replaced the picture, with no mode set")
+                case .setMode(let reason): logger.info("\(output.info.name): the mode is set (\(reason))")
+                }
             }
             inbox.append(.presented(id, flipPending: output.flipPending))
         } catch {

@@ -388,3 +388,33 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         #expect(image.pixel(x: Int(corner.x), y: Int(corner.y)).r < 40, "the background at the upright corner")
     }
 }
+
+/// The first frame replaces the picture without a mode set when the output already scans out the
+/// chosen mode (SPEC §16).
+@Suite struct FirstFrameTests {
+    static let mode = FirstFrame.Timing(clock: 83_500, hdisplay: 1280, hsyncStart: 1352, hsyncEnd: 1480, htotal: 1680,
+                                        vdisplay: 800, vsyncStart: 803, vsyncEnd: 809, vtotal: 831, flags: 0x6)
+
+    @Test func thePictureAloneIsReplacedWhenTheModeIsAlreadyTheChosenOne() {
+        let on = FirstFrame.Scanout(mode: Self.mode, framebuffer: 42, drivesConnector: true)
+        #expect(FirstFrame.decide(now: on, chosen: Self.mode) == .replacePicture)
+    }
+
+    @Test func anythingElseSetsTheModeAndSaysWhy() {
+        var other = Self.mode
+        other.clock = 71_000
+        #expect(FirstFrame.decide(now: .init(mode: nil, framebuffer: 0, drivesConnector: false), chosen: Self.mode)
+                == .setMode(reason: "the output is off"))
+        #expect(FirstFrame.decide(now: .init(mode: Self.mode, framebuffer: 0, drivesConnector: true), chosen: Self.mode)
+                == .setMode(reason: "the output is off"), "a mode with no framebuffer shows nothing to replace")
+        #expect(FirstFrame.decide(now: .init(mode: Self.mode, framebuffer: 42, drivesConnector: false), chosen: Self.mode)
+                == .setMode(reason: "its CRTC drives another output"))
+        #expect(FirstFrame.decide(now: .init(mode: other, framebuffer: 42, drivesConnector: true), chosen: Self.mode)
+                == .setMode(reason: "it scans out 1280x800@50.9, not 1280x800@59.8"), "same size, another refresh: another signal")
+        var smaller = Self.mode
+        smaller.hdisplay = 1024
+        smaller.vdisplay = 768
+        #expect(FirstFrame.decide(now: .init(mode: smaller, framebuffer: 42, drivesConnector: true), chosen: Self.mode)
+                == .setMode(reason: "it scans out 1024x768@59.8, not 1280x800@59.8"))
+    }
+}
