@@ -18,6 +18,7 @@ command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)  # its tests
 ls /boot/vmlinuz-6.1.* >/dev/null 2>&1 || need+=(linux-image-amd64)   # ... booting Debian 12's own kernel (6.1) ...
 ls /boot/vmlinuz-6.12.* >/dev/null 2>&1 || need+=(linux-image-6.12-amd64)  # ... and its 6.12 (CLOSEFB) ...
 [ -x /bin/busybox ] || need+=(busybox-static)                          # ... from a busybox initramfs (Tests/vm)
+[ -f /usr/share/ovmf/OVMF.fd ] || need+=(ovmf)                       # ... and a UEFI firmware with a BGRT logo
 command -v make >/dev/null || need+=(make)             # PackagingTests run `make install`
 command -v systemd-nspawn >/dev/null || need+=(systemd-container)   # scripts/system-test.sh boots a container
 command -v jq >/dev/null || need+=(jq)                  # ... and reads the journal and states with jq

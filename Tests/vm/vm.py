@@ -22,6 +22,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODULES = ["virtio_pci", "9pnet_virtio", "9p", "overlay"]
+# Debian's UEFI firmware for QEMU (package ovmf): with a virtio GPU it shows its logo and
+# publishes it as ACPI's BGRT (/sys/firmware/acpi/bgrt/).
+OVMF = "/usr/share/ovmf/OVMF.fd"
 
 
 # systemd as PID 1 (guest-init.sh switches to it): only the test's target, no fstab of the host
@@ -148,12 +151,18 @@ def read_ppm(path):
 class VM:
     """One virtual machine; `with VM() as vm:` boots it and stops it."""
 
-    def __init__(self, outputs=2, memory=1024, append="", second_output=True, kernel_series="6.1", root="/", systemd=False):
+    def __init__(self, outputs=2, memory=1024, append="", second_output=True, kernel_series="6.1", root="/", systemd=False,
+                 firmware=False):
         """`root`: the directory the guest mounts as its root over 9p (read-only). `systemd`: the
         guest boots systemd as PID 1 on a tmpfs overlay of that root (guest-init.sh), and its
-        `vm-control.service` answers the test's commands."""
+        `vm-control.service` answers the test's commands. `firmware`: a UEFI firmware (Debian's
+        OVMF) boots the kernel instead of QEMU's own loader: it draws its logo on the GPU and
+        publishes it as ACPI's BGRT; `boot_screens` then keeps what output 0 showed while it
+        booted (each distinct screen once)."""
         self.root = root
         self.systemd = systemd
+        self.firmware = firmware
+        self.boot_screens = []
         self.dir = tempfile.mkdtemp(prefix="splashd-vm.")
         self.kernel_series = kernel_series
         self.outputs = outputs
@@ -183,6 +192,7 @@ class VM:
         # edid=off gives each output a preferred mode of the device's default size.
         command = [
             "qemu-system-x86_64", "-machine", "q35", "-accel", "tcg", "-m", str(self.memory), "-smp", "2",
+            *(["-bios", OVMF] if self.firmware else []),
             "-nodefaults", "-no-reboot", "-display", "none",
             "-kernel", image, "-initrd", initrd,
             "-append", f"console=ttyS0 panic=-1 loglevel=4 {'video=Virtual-2:e' if self.second_output else ''} "
@@ -203,8 +213,29 @@ class VM:
         self._qmp_read()  # greeting
         self.execute("qmp_capabilities")
         self.control = self._connect(ctl_path)
+        if self.firmware:
+            self._watch_boot(b"vm: ready\n", timeout)
         self.wait_for(b"vm: ready\n", timeout)
         return self
+
+    def _watch_boot(self, marker, timeout):
+        """Captures output 0 every 0.3 s until the guest says `marker`, keeping each new screen."""
+        end = time.monotonic() + timeout
+        while marker not in self.buffer and time.monotonic() < end and self.process.poll() is None:
+            try:
+                screen = self.screendump()
+            except RuntimeError:  # no scanout yet
+                screen = None
+            if screen and (not self.boot_screens or self.boot_screens[-1] != screen):
+                self.boot_screens.append(screen)
+            self.control.settimeout(0.3)
+            try:
+                chunk = self.control.recv(65536)
+                if not chunk:
+                    break
+                self.buffer += chunk
+            except socket.timeout:
+                pass
 
     def _connect(self, path, timeout=120):
         end = time.monotonic() + timeout
