@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -70,4 +71,43 @@ int splashd_signalfd_termination(void) {
 
 int splashd_pidfd_open(int pid) {
     return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static char new_root[4096];
+static char new_root_ack[4096];
+
+/// Async-signal-safe: only system calls, on buffers filled before the handler was set.
+static void move_to_new_root(int signal) {
+    (void)signal;
+    int saved = errno;
+    // The acknowledgement is made in the initramfs (where the script looks for it) and written
+    // once the move is done.
+    int ack = open(new_root_ack, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const char *answer = "ok\n";
+    if (chroot(new_root) != 0) {
+        answer = errno == ENOENT ? "failed: no such directory\n" : errno == EPERM ? "failed: not permitted\n" : "failed\n";
+    } else if (chdir("/") != 0) {
+        answer = "failed: chdir\n";
+    }
+    if (ack >= 0) {
+        ssize_t written = write(ack, answer, strlen(answer));
+        (void)written;
+        close(ack);
+    }
+    errno = saved;
+}
+
+int splashd_arm_new_root(const char *root, const char *ack) {
+    if (strlen(root) >= sizeof new_root || strlen(ack) >= sizeof new_root_ack) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(new_root, root);
+    strcpy(new_root_ack, ack);
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = move_to_new_root;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return sigaction(SIGUSR1, &action, NULL);
 }

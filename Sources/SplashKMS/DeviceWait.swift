@@ -11,6 +11,11 @@ public enum DeviceWait {
         let fd = inotify_init1(Int32(IN_CLOEXEC))
         guard fd >= 0 else { throw KMSError("cannot watch for \(path)", errno: errno) }
         defer { close(fd) }
+        // A directory watched may be mounted over (the initramfs's /run moved onto the real
+        // root's, after a renderer started there moved into it): the mount table's changes wake
+        // the wait too, and the way is looked at again (poll's POLLPRI on mountinfo).
+        let mounts = Glibc.open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
+        defer { if mounts >= 0 { close(mounts) } }
         var buffer = [UInt8](repeating: 0, count: 4096)
         while access(path, F_OK) != 0 {
             // Watch the deepest directory on the way that exists: /dev, then /dev/dri once made.
@@ -22,8 +27,17 @@ public enum DeviceWait {
             guard watch >= 0 else { throw KMSError("cannot watch \(directory)", errno: errno) }
             // Checked again after the watch is in place: the node may have come meanwhile.
             if access(path, F_OK) == 0 { break }
-            let count = read(fd, &buffer, buffer.count)
-            if count < 0 && errno != EINTR { throw KMSError("cannot watch \(directory)", errno: errno) }
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: mounts, events: Int16(POLLPRI), revents: 0)]
+            if poll(&fds, 2, -1) < 0 && errno != EINTR { throw KMSError("cannot watch \(directory)", errno: errno) }
+            if fds[0].revents != 0 {
+                let count = read(fd, &buffer, buffer.count)
+                if count < 0 && errno != EINTR && errno != EAGAIN { throw KMSError("cannot watch \(directory)", errno: errno) }
+            }
+            if fds[1].revents != 0 {
+                // Read to the end: the next change is then told again.
+                _ = lseek(mounts, 0, SEEK_SET)
+                while read(mounts, &buffer, buffer.count) > 0 {}
+            }
             _ = inotify_rm_watch(fd, watch)
         }
     }

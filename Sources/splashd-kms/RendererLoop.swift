@@ -72,6 +72,10 @@ final class RendererLoop {
         // splashd may start after the renderer (this one starts with the earliest boot services):
         // wait for its socket, as for the device.
         var pause = Duration.milliseconds(100)
+        // No splashd yet (the renderer started in the initramfs, or before splashd's socket
+        // exists): the entry plays out, so the wait shows the theme's still view (logo, name,
+        // tagline), not the background alone.
+        if access(path, F_OK) != 0 { try settle() }
         while true {
             try DeviceWait.until(exists: path) { self.logger.info("waiting for \(path) to appear") }
             do {
@@ -90,6 +94,26 @@ final class RendererLoop {
             }
         }
     }
+
+    /// Draws until nothing moves (the entry animation, 700 ms, and its flips), for at most
+    /// `settleLimit`: only the device's events and time wake it.
+    private func settle() throws {
+        let end = now + Self.settleLimit
+        while machine.stage == .showing, let wake = machine.nextWake(after: now), now < end {
+            let timeout = Int32(max(0, ((min(wake, end) - now) / .milliseconds(1)).rounded(.up)))
+            var fds = [pollfd(fd: device?.fd ?? -1, events: Int16(POLLIN), revents: 0)]
+            if poll(&fds, 1, timeout) > 0, let device {
+                DRMEvents.handle(device, timeoutMs: 0)
+                for output in outputs where machine.flipPending(output.info.connector) && !output.flipPending {
+                    try feed(.flipped(output.info.connector))
+                }
+            }
+            try feed(.tick)
+        }
+    }
+
+    /// The longest `settle` draws while no splashd answers.
+    static let settleLimit: Duration = .seconds(3)
 
     /// Connects, subscribes, and turns until the connection fails.
     private func follow(_ path: String) throws {

@@ -37,4 +37,11 @@ int splashd_signalfd_termination(void);
 /// child of this one) has ended. A descriptor (close-on-exec), or -1 with errno set.
 int splashd_pidfd_open(int pid);
 
+/// The renderer started in the initramfs (SPEC §16): on SIGUSR1, moves this process into `root`
+/// (the real root, mounted there by the initramfs: chroot(2) and chdir("/")) and then writes "ok"
+/// (or "failed: REASON") into `ack`, a file created empty before the move, which the initramfs's
+/// script waits for before it switches to the real root. Both strings are copied. 0, or -1 with
+/// errno set (the signal's handler could not be set, or a string is too long).
+int splashd_arm_new_root(const char *root, const char *ack);
+
 #endif
