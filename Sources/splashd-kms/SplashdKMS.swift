@@ -18,7 +18,7 @@ struct SplashdKMSCommand: ParsableCommand {
         commandName: "splashd-kms",
         abstract: "Draw the splash on the display through DRM/KMS (no browser, no compositor).",
         version: splashdVersion,
-        subcommands: [SplashdKMS.self, Check.self, Wait.self, RenderLogo.self],
+        subcommands: [SplashdKMS.self, Check.self, Wait.self, Condition.self, RenderLogo.self],
         defaultSubcommand: SplashdKMS.self
     )
 
@@ -114,6 +114,11 @@ struct SplashdKMS: ParsableCommand {
     @Option(help: .hidden)
     var firmwareLogo = FirmwareLogo.directory
 
+    @Option(help: ArgumentHelp(
+        "Started in the initramfs: the real root will be mounted at this directory (initramfs-tools' $rootmnt, /root).",
+        discussion: "The renderer marks itself to survive the switch (@ first on its command line), writes its PID to /run/splashd-kms/initramfs.pid, and moves into the real root on SIGUSR1 (the initramfs's init-bottom script sends it), answering in /run/splashd-kms/new-root. docs/renderer-kms.md, \"From the initramfs\"."))
+    var newRoot: String?
+
     func validate() throws {
         if let rotate, SplashRotation(rawValue: rotate) == nil { throw ValidationError("--rotate takes 0, 90, 180 or 270") }
         if TouchMapping.parse(touch) == nil { throw ValidationError("--touch takes DEVICE=OUTPUT, e.g. \"ILITEK ILITEK-TP=HDMI-A-2\"") }
@@ -123,6 +128,14 @@ struct SplashdKMS: ParsableCommand {
         let environment = ProcessEnvironment.current()
         LogOutput.bootstrap(format: .auto, level: .info, environment: environment, identifier: "splashd-kms")
         let logger = Logger(label: "splashd-kms")
+        if let newRoot {
+            do {
+                try Initramfs.prepare(newRoot: newRoot)
+            } catch {
+                logger.error("\(error)")
+                throw ExitCode(73)
+            }
+        }
         let painter: SplashPainter
         do {
             let theme = self.theme ?? SharedFiles.defaultTheme(holding: "themes/default/theme.toml")
