@@ -57,6 +57,16 @@ done
 file systemd/sysusers.d/splashd.conf "$libdir/sysusers.d/splashd.conf"
 file systemd/tmpfiles.d/splashd.conf "$libdir/tmpfiles.d/splashd.conf"
 file systemd/splashd.catalog "$libdir/systemd/catalog/splashd.catalog"
+# The native renderer in the initramfs (opt-in: SPLASH=yes in /etc/splashd/initramfs.conf):
+# initramfs-tools' hook and its two boot scripts (docs/renderer-kms.md, "From the initramfs").
+file initramfs/hooks/splashd-kms "$datadir/initramfs-tools/hooks/splashd-kms" 0755
+file initramfs/scripts/init-top/splashd-kms "$datadir/initramfs-tools/scripts/init-top/splashd-kms" 0755
+file initramfs/scripts/init-bottom/splashd-kms "$datadir/initramfs-tools/scripts/init-bottom/splashd-kms" 0755
+if [[ ! -e $root$sysconfdir/splashd/initramfs.conf ]]; then
+    file initramfs/initramfs.conf "$sysconfdir/splashd/initramfs.conf"
+fi
+sed -i "s|/usr/bin/splashd-kms|$bindir/splashd-kms|g" "$root$datadir/initramfs-tools/hooks/splashd-kms"
+
 # The polkit grant for [app]'s unit (SPEC §14): it runs splashd check, at the installed path.
 dir "$datadir/polkit-1/rules.d"
 sed -e "s|/usr/bin/splashd|$bindir/splashd|g" packaging/polkit/50-splashd.rules >"$root$datadir/polkit-1/rules.d/50-splashd.rules"

@@ -68,6 +68,10 @@ import TestSupport
         "usr/share/man/man8/splashd.8.gz",
         "usr/share/zsh/vendor-completions/_splashctl",
         "usr/share/zsh/vendor-completions/_splashd",
+        "etc/splashd/initramfs.conf",
+        "usr/share/initramfs-tools/hooks/splashd-kms",
+        "usr/share/initramfs-tools/scripts/init-bottom/splashd-kms",
+        "usr/share/initramfs-tools/scripts/init-top/splashd-kms",
     ]
 
     /// The links, and what each points at.
@@ -77,6 +81,9 @@ import TestSupport
         "usr/bin/splashd", "usr/bin/splashd-web", "usr/bin/splashd-otel", "usr/bin/splashd-kms",
         "usr/lib/splashd/plugins/wait-device/wait-device.sh",
         "usr/lib/splashd/plugins/wait-network/wait-network.sh",
+        "usr/share/initramfs-tools/hooks/splashd-kms",
+        "usr/share/initramfs-tools/scripts/init-bottom/splashd-kms",
+        "usr/share/initramfs-tools/scripts/init-top/splashd-kms",
     ]
 
     /// One installation (stripping the debug binaries takes a moment), every check on it in turn,
