@@ -152,16 +152,19 @@ class VM:
     """One virtual machine; `with VM() as vm:` boots it and stops it."""
 
     def __init__(self, outputs=2, memory=1024, append="", second_output=True, kernel_series="6.1", root="/", systemd=False,
-                 firmware=False):
+                 firmware=False, initrd=None, ready=b"vm: ready\n"):
         """`root`: the directory the guest mounts as its root over 9p (read-only). `systemd`: the
         guest boots systemd as PID 1 on a tmpfs overlay of that root (guest-init.sh), and its
         `vm-control.service` answers the test's commands. `firmware`: a UEFI firmware (Debian's
         OVMF) boots the kernel instead of QEMU's own loader: it draws its logo on the GPU and
         publishes it as ACPI's BGRT; `boot_screens` then keeps what output 0 showed while it
-        booted (each distinct screen once)."""
+        booted (each distinct screen once). `initrd`: this initramfs instead of the busybox one
+        guest-init.sh runs; `ready`: what the guest says on the control port once it is up."""
         self.root = root
         self.systemd = systemd
         self.firmware = firmware
+        self.initrd = initrd
+        self.ready = ready
         self.boot_screens = []
         self.dir = tempfile.mkdtemp(prefix="splashd-vm.")
         self.kernel_series = kernel_series
@@ -183,8 +186,10 @@ class VM:
 
     def start(self, timeout=300):
         release, image = kernel(self.kernel_series)
-        initrd = os.path.join(self.dir, "initrd.gz")
-        build_initramfs(release, initrd)
+        initrd = self.initrd
+        if not initrd:
+            initrd = os.path.join(self.dir, "initrd.gz")
+            build_initramfs(release, initrd)
         qmp_path, ctl_path = os.path.join(self.dir, "qmp.sock"), os.path.join(self.dir, "ctl.sock")
         self.console = os.path.join(self.dir, "console.log")
         # video=Virtual-2:e turns the second output on (headless QEMU enables only the first; a
@@ -214,8 +219,8 @@ class VM:
         self.execute("qmp_capabilities")
         self.control = self._connect(ctl_path)
         if self.firmware:
-            self._watch_boot(b"vm: ready\n", timeout)
-        self.wait_for(b"vm: ready\n", timeout)
+            self._watch_boot(self.ready, timeout)
+        self.wait_for(self.ready, timeout)
         return self
 
     def _watch_boot(self, marker, timeout):
