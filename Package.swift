@@ -94,18 +94,18 @@ let package = Package(
         .target(name: "SplashJournal", dependencies: ["CLibsystemd", "SplashCore"], swiftSettings: strict),
         // The native renderer's drawing (SPEC §13): Debian's C libraries made for the job. cairo
         // draws (and reads PNG logos), pango lays out and draws the theme's texts in its font
-        // (HarfBuzz, FreeType, fontconfig beneath), librsvg draws SVG logos. The same three
-        // Plymouth's label and two-step plugins use; docs/benchmarks.md has what they cost.
-        // (pango's and librsvg's pkg-config flags carry glib's `-pthread`, which SwiftPM drops with
+        // (HarfBuzz, FreeType, fontconfig beneath), librsvg draws SVG logos (loaded with dlopen in the
+        // logo's child process only: SplashDraw/Librsvg.swift). The same three Plymouth's label and
+        // two-step plugins use; docs/benchmarks.md has what they cost.
+        // (pango's pkg-config flags carry glib's `-pthread`, which SwiftPM drops with
         // a "prohibited flag" warning: nothing needs it, the Swift runtime links libpthread.)
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(name: "CPango", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev"])]),
-        .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
         // The splash drawn from a theme and a state: layout and timeline (pure), painted with
         // cairo into any memory (a test's image, a DRM buffer). Only the native renderer links it.
         .target(
             name: "SplashDraw",
-            dependencies: ["CCairo", "CPango", "CRsvg", "SplashCore", "SplashTheme"],
+            dependencies: ["CCairo", "CPango", "SplashCore", "SplashTheme"],
             swiftSettings: strict,
             // A theme's own font file goes to fontconfig, and pango's fontconfig map is told
             // (pango_fc_font_map_config_changed): both libraries pangocairo already loads, so

@@ -92,7 +92,8 @@ for package in "${packages[@]}"; do
     # binaries use no symbol of libz.so.1: swift-nio-extras links it besides its own copy of zlib;
     # the dynamic loader still needs it, so zlib1g stays). splashd also needs systemd-sysusers
     # for its postinst, as dh_installsysusers adds it, and libsystemd0, which it loads with dlopen
-    # (`splashctl logs` and [app]'s unit: dpkg-shlibdeps cannot see it); the renderer and the exporter need the
+    # (`splashctl logs` and [app]'s unit: dpkg-shlibdeps cannot see it), as splashd-kms does librsvg
+    # (for an SVG logo); the renderer and the exporter need the
     # daemon (and its group splash) of the same version, the renderer its themes.
     depends=""
     executables=()
@@ -104,7 +105,9 @@ for package in "${packages[@]}"; do
     fi
     case $package in
         splashd) depends="$depends, libsystemd0, systemd | systemd-standalone-sysusers | systemd-sysusers" ;;
-        splashd-web | splashd-kms) depends="$depends, splashd (= $version), splashd-themes (= $version)" ;;
+        splashd-web) depends="$depends, splashd (= $version), splashd-themes (= $version)" ;;
+        # librsvg: loaded with dlopen for an SVG logo only (SplashDraw/Librsvg.swift).
+        splashd-kms) depends="$depends, librsvg2-2 (>= 2.46), splashd (= $version), splashd-themes (= $version)" ;;
         splashd-otel) depends="$depends, splashd (= $version)" ;;
     esac
 

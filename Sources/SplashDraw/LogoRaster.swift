@@ -1,5 +1,5 @@
 import CCairo
-import CRsvg
+import CPango
 import Glibc
 public import SplashTheme
 
@@ -35,17 +35,23 @@ public struct LogoRaster: Sendable, Equatable {
         defer { cairo_destroy(cr) }
         switch file.contentType {
         case "image/svg+xml":
+            let rsvg: Librsvg.Functions
+            switch Librsvg.functions {
+            case .success(let functions): rsvg = functions
+            case .failure(let unavailable): throw .badLogo(path: path, reason: unavailable.reason)
+            }
             var error: UnsafeMutablePointer<GError>?
-            let handle = file.bytes.withUnsafeBufferPointer { rsvg_handle_new_from_data($0.baseAddress, gsize($0.count), &error) }
+            let handle = file.bytes.withUnsafeBufferPointer { rsvg.newFromData($0.baseAddress, gsize($0.count), &error) }
             guard let handle else {
                 let reason = error.map { String(cString: $0.pointee.message) } ?? "not an SVG image"
                 if let error { g_error_free(error) }
                 throw .badLogo(path: path, reason: reason)
             }
             defer { g_object_unref(UnsafeMutableRawPointer(handle)) }
-            var viewport = RsvgRectangle(x: 0, y: 0, width: Double(side), height: Double(side))
+            var viewport: (Double, Double, Double, Double) = (0, 0, Double(side), Double(side))
             error = nil
-            guard rsvg_handle_render_document(handle, cr, &viewport, &error) != 0 else {
+            let drawn = withUnsafePointer(to: &viewport) { rsvg.renderDocument(handle, cr, UnsafeRawPointer($0), &error) }
+            guard drawn != 0 else {
                 let reason = error.map { String(cString: $0.pointee.message) } ?? "librsvg could not draw it"
                 if let error { g_error_free(error) }
                 throw .badLogo(path: path, reason: reason)

@@ -1,6 +1,5 @@
 import CCairo
 import CPango
-import CRsvg
 import Glibc
 import SplashCore
 public import SplashTheme
