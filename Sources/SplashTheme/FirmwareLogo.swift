@@ -70,6 +70,21 @@ public struct FirmwareLogo: Sendable, Equatable {
         return logo
     }
 
+    /// The firmware's logo for `theme` when it asks for it (`logo = "firmware"`), else nil. What
+    /// happened goes to `log` in one line: the logo's size and place, or why there is none and
+    /// what is drawn instead (the theme's `logo_fallback`). Both renderers say it so.
+    public static func read(for theme: Theme, from directory: String = FirmwareLogo.directory, log: (String) -> Void) -> FirmwareLogo? {
+        guard theme.firmwareLogo else { return nil }
+        do {
+            let logo = try read(from: directory)
+            log("the firmware's logo: \(logo.width)x\(logo.height) at \(logo.x),\(logo.y)")
+            return logo
+        } catch {
+            log("\(error); drawing \(theme.logo.map { "logo_fallback \($0)" } ?? "no logo")")
+            return nil
+        }
+    }
+
     /// Decodes an uncompressed BMP of 24 or 32 bits a pixel (what firmwares publish; 32-bit ones
     /// are opaque: BGRT's image has no transparency), its rows bottom-up or top-down. The logo's
     /// place is left at 0, 0.

@@ -24,16 +24,33 @@ public enum SplashPage {
         case showStep = "{{show_step}}"
     }
 
-    /// `template` with `theme` written into it.
-    public static func render(template: String, theme: Theme) -> String {
+    /// Where the bridge serves the firmware's logo (`logo = "firmware"`).
+    public static let firmwareLogoPath = "/firmware-logo.bmp"
+
+    /// `template` with `theme` written into it; `firmware`, the firmware's logo's place and size
+    /// for a theme with `logo = "firmware"` on a machine that publishes one (its image at
+    /// `firmwareLogoPath`).
+    public static func render(template: String, theme: Theme, firmware: FirmwareLogo? = nil) -> String {
         var page = template
+        let firmware = theme.firmwareLogo ? firmware : nil
+        var css = style(for: theme)
+        if let firmware {
+            // At the firmware's place and size, one pixel a pixel, no entry animation; the texts
+            // 24 px under it. (More specific than splash.css's rules, which come after.) The
+            // script moves it for a display whose CSS pixel is not a device pixel, or where it
+            // does not fit.
+            css += "#splash #logo{left:\(firmware.x)px;top:\(firmware.y)px;width:\(firmware.width)px;height:\(firmware.height)px;"
+                + "margin:0;border-radius:0;background:none;box-shadow:none;animation:none}"
+                + "#splash #logo img{width:100%;height:100%;object-fit:fill;image-rendering:pixelated}"
+                + "#splash #text{top:max(calc(50% + 44px),\(firmware.y + firmware.height + 24)px)}"
+        }
         let values: [Slot: String] = [
-            .style: "<style>\(style(for: theme))</style>",
-            .themeJSON: "<script id=\"splashd-theme\" type=\"application/json\">\(themeJSON(theme))</script>",
+            .style: "<style>\(css)</style>",
+            .themeJSON: "<script id=\"splashd-theme\" type=\"application/json\">\(themeJSON(theme, firmware: firmware))</script>",
             .name: escapeHTML(theme.name),
             .tagline: escapeHTML(theme.tagline ?? ""),
             .label: escapeHTML("\(theme.name) splash screen, loading"),
-            .logo: theme.logo.map { "/theme/" + escapeHTML($0) } ?? "",
+            .logo: firmware != nil ? firmwareLogoPath : theme.logo.map { "/theme/" + escapeHTML($0) } ?? "",
             .motion: theme.motion == .reduce ? "reduce" : "auto",
             .indicator: theme.indicator.rawValue,
             .showProgress: theme.showProgress ? "true" : "false",
@@ -71,9 +88,18 @@ public enum SplashPage {
     }
 
     /// The theme as the page's script reads it.
-    public static func themeJSON(_ theme: Theme) -> String {
+    public static func themeJSON(_ theme: Theme, firmware: FirmwareLogo? = nil) -> String {
         var w = JSONWriter()
         w.object { w in
+            if let firmware {
+                w.key("firmware_logo")
+                w.object { w in
+                    w.key("x"); w.int(Int64(firmware.x))
+                    w.key("y"); w.int(Int64(firmware.y))
+                    w.key("width"); w.int(Int64(firmware.width))
+                    w.key("height"); w.int(Int64(firmware.height))
+                }
+            }
             w.key("name"); w.string(theme.name)
             w.key("tagline"); w.string(theme.tagline)
             w.key("taglines"); w.array { w in for line in theme.taglines { w.string(line) } }

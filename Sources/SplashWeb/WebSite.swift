@@ -36,8 +36,10 @@ public struct WebSite: Sendable {
         self.resources = resources
     }
 
-    /// Reads the page from `webRoot` and the theme (`ThemeLoader`) from `themeDirectory`.
-    public init(webRoot: String, themeDirectory: String) throws {
+    /// Reads the page from `webRoot` and the theme (`ThemeLoader`) from `themeDirectory`;
+    /// `firmwareLogo` is what the firmware published, for a theme with `logo = "firmware"` (served
+    /// at `SplashPage.firmwareLogoPath`; without it the page shows the theme's `logo_fallback`).
+    public init(webRoot: String, themeDirectory: String, firmwareLogo: FirmwareLogo? = nil) throws {
         let loaded: ThemeLoader.Loaded
         do {
             loaded = try ThemeLoader.load(directory: themeDirectory)
@@ -57,11 +59,14 @@ public struct WebSite: Sendable {
                 throw LoadError(description: "cannot read \(path): \(error.reason)")
             }
             if name == "index.html" {
-                let page = SplashPage.render(template: String(decoding: bytes, as: UTF8.self), theme: loaded.theme)
+                let page = SplashPage.render(template: String(decoding: bytes, as: UTF8.self), theme: loaded.theme, firmware: firmwareLogo)
                 resources["/"] = Resource(bytes: Array(page.utf8), contentType: type)
             } else {
                 resources["/" + name] = Resource(bytes: bytes, contentType: type)
             }
+        }
+        if loaded.theme.firmwareLogo, let firmwareLogo {
+            resources[SplashPage.firmwareLogoPath] = Resource(bytes: firmwareLogo.file, contentType: "image/bmp")
         }
         theme = loaded.theme
         self.resources = resources

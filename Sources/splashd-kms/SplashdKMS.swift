@@ -141,7 +141,7 @@ struct SplashdKMS: ParsableCommand {
             let theme = self.theme ?? SharedFiles.defaultTheme(holding: "themes/default/theme.toml")
             let loaded = try ThemeLoader.load(directory: theme)
             painter = try SplashPainter(loaded, directory: theme, dark: dark ? true : nil,
-                                        firmwareLogo: loaded.theme.firmwareLogo ? Self.firmwareLogo(from: firmwareLogo, loaded.theme, logger) : nil,
+                                        firmwareLogo: FirmwareLogo.read(for: loaded.theme, from: firmwareLogo) { logger.info("\($0)") },
                                         logo: IsolatedLogo.init)
             painter.onLogoFailure = { logger.warning("\($0); the splash is drawn without it") }
         } catch {
@@ -175,19 +175,6 @@ struct SplashdKMS: ParsableCommand {
         } catch let error as ClientError {
             logger.error("\(error)")
             throw ExitCode(error.exitCode)
-        }
-    }
-
-    /// The firmware's logo for a theme with `logo = "firmware"`, or nil (said in the log) when
-    /// the firmware publishes none that can be drawn: the theme's `logo_fallback` is drawn then.
-    static func firmwareLogo(from directory: String, _ theme: Theme, _ logger: Logger) -> FirmwareLogo? {
-        do {
-            let logo = try FirmwareLogo.read(from: directory)
-            logger.info("the firmware's logo: \(logo.width)x\(logo.height) at \(logo.x),\(logo.y)")
-            return logo
-        } catch {
-            logger.info("\(error); drawing \(theme.logo.map { "logo_fallback \($0)" } ?? "no logo")")
-            return nil
         }
     }
 }

@@ -47,6 +47,9 @@ extension SplashdWeb {
         @Option(name: .customLong("url-file"), help: "Also write the page's URL to this file.")
         var urlFile: String?
 
+        @Option(help: .hidden)
+        var firmwareLogo = FirmwareLogo.directory
+
         func run() async throws {
             let environment = ProcessEnvironment.current()
             LogOutput.bootstrap(format: .auto, level: .info, environment: environment)
@@ -56,9 +59,14 @@ extension SplashdWeb {
             }
             let site: WebSite
             do {
+                let themeDirectory = theme ?? SharedFiles.defaultTheme(holding: "web/index.html")
                 site = try WebSite(
                     webRoot: webRoot ?? SharedFiles.directory(holding: "web/index.html") + "/web",
-                    themeDirectory: theme ?? SharedFiles.defaultTheme(holding: "web/index.html")
+                    themeDirectory: themeDirectory,
+                    // (The theme is read here once more, to know whether it asks: a few kilobytes.)
+                    firmwareLogo: (try? ThemeLoader.load(directory: themeDirectory)).flatMap { loaded in
+                        FirmwareLogo.read(for: loaded.theme, from: firmwareLogo) { logger.info("\($0)") }
+                    }
                 )
             } catch {
                 StandardStreams.write("splashd-web: cannot serve the page:\n\(error)\n")

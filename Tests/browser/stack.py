@@ -80,9 +80,10 @@ class Stack:
     """splashd on a config, and splashd-web on a theme, in a fresh directory."""
 
     def __init__(self, config: str, theme: str | dict = "reference", plugins: dict[str, str] | None = None,
-                 system_bus: str | None = None):
+                 system_bus: str | None = None, web_args: list[str] | None = None):
         # splashd's sd-bus talks to this bus instead of the system's ([app]: app_bus.AppBus).
         self.env = dict(ENV, DBUS_SYSTEM_BUS_ADDRESS=system_bus) if system_bus else ENV
+        self.web_args = web_args or []
         self.dir = tempfile.mkdtemp(prefix="splashd-browser-")
         self.socket = os.path.join(self.dir, "splashd.sock")
         with open(os.path.join(self.dir, "splashd.toml"), "w") as f:
@@ -141,7 +142,7 @@ class Stack:
         log = open(os.path.join(self.dir, "splashd-web.log"), "ab")
         self.web = subprocess.Popen(
             [os.path.join(BIN, "splashd-web"), "--socket", self.socket, "--listen", listen, "--theme", self.theme,
-             "--web-root", os.path.join(ROOT, "renderer", "web"), "--url-file", os.path.join(self.dir, "url")],
+             "--web-root", os.path.join(ROOT, "renderer", "web"), "--url-file", os.path.join(self.dir, "url"), *self.web_args],
             stdout=subprocess.PIPE, stderr=log, env=ENV)
         self.url = self.web.stdout.readline().decode().strip()
         if not self.url.startswith("http://127.0.0.1:"):

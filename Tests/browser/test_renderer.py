@@ -11,6 +11,7 @@ import grp
 import json
 import math
 import os
+import struct
 
 import pytest
 import websocket
@@ -778,3 +779,47 @@ def test_a_destination_that_changes_under_the_splash_is_the_one_revealed(browser
         page.close()
     finally:
         app.close()
+
+
+def write_bmp(path, width, height, color):
+    """A 24-bit BMP, rows bottom-up, as firmwares publish their logo (ACPI BGRT)."""
+    stride = (width * 3 + 3) & ~3
+    pixels = b"".join(b"".join(bytes((b, g, r)) for r, g, b in (color(x, y) for x in range(width))).ljust(stride, b"\0")
+                      for y in reversed(range(height)))
+    header = struct.pack("<2sIHHI", b"BM", 54 + len(pixels), 0, 0, 54)
+    info = struct.pack("<IiiHHIIiiII", 40, width, height, 1, 24, 0, len(pixels), 2835, 2835, 0, 0)
+    with open(path, "wb") as f:
+        f.write(header + info + pixels)
+
+
+def test_the_firmwares_logo_is_on_the_page_where_the_firmware_drew_it(browser, stack, tmp_path):
+    """logo = "firmware" (SPEC §16): the page shows the BGRT image the bridge serves, at the
+    firmware's place and scale, pixel for pixel, from its first frame; the texts under it."""
+    bgrt = tmp_path / "bgrt"
+    bgrt.mkdir()
+    color = lambda x, y: ((x * 5) % 256, (y * 9) % 256, 0x33)  # noqa: E731
+    write_bmp(bgrt / "image", 193, 58, color)
+    for name, value in [("xoffset", "543"), ("yoffset", "371"), ("type", "0")]:
+        (bgrt / name).write_text(value + "\n")
+    theme = {"replace": [('logo = "logo.svg"', 'logo = "firmware"\nlogo_fallback = "logo.svg"'), ('background = "#0D7377"', 'background = "#000000"')]}
+    s = stack(config('[[step]]\nid = "first-frame"\nplugin = "signal"\n'), theme=theme, web_args=["--firmware-logo", str(bgrt)])
+    page = open_page(browser, s)
+    assert page.evaluate("document.getElementById('logo-image').getAttribute('src')") == "/firmware-logo.bmp"
+    page.wait_for("document.getElementById('logo-image').complete && document.getElementById('logo-image').naturalWidth === 193")
+    assert page.evaluate("document.getElementById('logo').getAnimations().length") == 0, "no entry animation: it is already there"
+    # Once the texts have come in: the name under the logo.
+    page.wait_for("document.getAnimations().every(a => a.playState === 'finished' || a.effect.getTiming().iterations === Infinity)")
+    shot = page.screenshot()
+    wrong = [(x, y) for y in range(58) for x in range(193) if shot.pixel(543 + x, 371 + y)[:3] != color(x, y)]
+    assert not wrong, f"{len(wrong)} of {193 * 58} pixels differ from the firmware's, first at {wrong[:3]}"
+    assert shot.pixel(542, 371)[:3] == (0, 0, 0) and shot.pixel(736, 429)[:3] == (0, 0, 0), "nothing around it"
+    name = json.loads(page.evaluate("JSON.stringify(document.getElementById('name').getBoundingClientRect())"))
+    assert name["top"] >= 371 + 58 + 24 - 0.5, name
+    # A firmware that publishes none: the theme's logo_fallback.
+    page.close()
+    for name in ["image", "xoffset", "yoffset", "type"]:
+        (bgrt / name).unlink()
+    s2 = stack(config('[[step]]\nid = "first-frame"\nplugin = "signal"\n'), theme=dict(theme), web_args=["--firmware-logo", str(bgrt)])
+    page = open_page(browser, s2)
+    assert page.evaluate("document.getElementById('logo-image').getAttribute('src')") == "/theme/logo.svg"
+    page.close()

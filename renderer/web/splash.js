@@ -32,6 +32,19 @@
 
   const reduced = () => theme.motion === "reduce" || reduceQuery.matches;
 
+  // logo = "firmware": the firmware's logo where the firmware drew it, in device pixels (the
+  // inline style assumes a CSS pixel is one), at its own scale; centred where it does not fit.
+  const firmware = theme.firmware_logo;
+  function placeFirmwareLogo() {
+    const ratio = devicePixelRatio || 1, w = firmware.width / ratio, h = firmware.height / ratio;
+    let x = firmware.x / ratio, y = firmware.y / ratio;
+    if (x + w > innerWidth || y + h > innerHeight) { x = (innerWidth - w) / 2; y = (innerHeight - h) / 2; }
+    const logo = $("logo");
+    logo.style.left = x + "px"; logo.style.top = y + "px"; logo.style.width = w + "px"; logo.style.height = h + "px";
+    $("text").style.top = "max(calc(50% + 44px), " + (y + h + 24) + "px)";
+  }
+  if (firmware) { placeFirmwareLogo(); addEventListener("resize", placeFirmwareLogo); }
+
   // One of the theme's taglines per launch: chosen by the launch's id (FNV-1a), so a reload of
   // the page or a restarted bridge shows the same one; ids are random, so launches vary.
   const taglines = theme.taglines || [];
