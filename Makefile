@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: build release dist install deb man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms toml-test demo clean fuzz sanitize
+.PHONY: build release dist install deb man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms bench-initramfs toml-test demo clean fuzz sanitize
 
 build:
 	$(SWIFT) build
@@ -106,6 +106,11 @@ bench-kms:
 	$(SWIFT) build -c release --product splashd-kms
 	$(SWIFT) build -c release --product splashctl
 	SPLASHD_BIN_DIR=$(CURDIR)/.build/release python3 Tests/vm/bench_kms.py
+
+# What the splash adds to an initramfs (SPEC §16): mkinitramfs with splashd-kms's hook, the shipped
+# binary, an SVG-logo theme and a firmware-logo one (docs/benchmarks.md, "The initramfs").
+bench-initramfs: dist
+	SPLASHD_BIN_DIR=$(CURDIR)/.build/release python3 Tests/vm/bench_initramfs.py
 
 # Config loading time against the number of steps (5,000 to 80,000): `splashd check`, release build.
 bench-config: dist

@@ -21,8 +21,9 @@ THEME = os.path.join(ROOT, "renderer/themes/reference")
 MODULES = ["virtio_pci", "virtio_gpu", "9pnet_virtio", "9p", "overlay"]
 
 
-def build(tmp, release, splash=True):
-    """An initramfs made by mkinitramfs with the package's hook (SPLASH=yes or no); its path."""
+def build(tmp, release, splash=True, theme=THEME, binary=None):
+    """An initramfs made by mkinitramfs with the package's hook (SPLASH=yes or no), for `theme`
+    and the renderer `binary` (default: this build's, without its debug sections); its path."""
     conf = os.path.join(tmp, "conf")
     shutil.rmtree(conf, ignore_errors=True)
     shutil.copytree("/etc/initramfs-tools", conf, symlinks=True)
@@ -38,11 +39,12 @@ def build(tmp, release, splash=True):
     shutil.copy(os.path.join(ROOT, "Tests/vm/initramfs-boot.sh"), os.path.join(conf, "scripts/splashdtest"))
     settings = os.path.join(tmp, "initramfs.conf")
     with open(settings, "w") as f:
-        f.write(f'SPLASH={"yes" if splash else "no"}\nTHEME={THEME}\nDRM_MODULES="virtio-gpu"\n')
-    # The debug build without its debug sections: what a package's binary would weigh.
-    binary = os.path.join(tmp, "splashd-kms")
-    subprocess.run(["strip", "--strip-debug", "-o", binary, os.path.join(BIN, "splashd-kms")], check=True)
-    image = os.path.join(tmp, f"initrd-{'splash' if splash else 'none'}.img")
+        f.write(f'SPLASH={"yes" if splash else "no"}\nTHEME={theme}\nDRM_MODULES="virtio-gpu"\n')
+    if binary is None:
+        # The debug build without its debug sections.
+        binary = os.path.join(tmp, "splashd-kms")
+        subprocess.run(["strip", "--strip-debug", "-o", binary, os.path.join(BIN, "splashd-kms")], check=True)
+    image = os.path.join(tmp, f"initrd-{'splash' if splash else 'none'}-{os.path.basename(theme)}.img")
     env = {**os.environ, "SPLASHD_INITRAMFS_CONF": settings, "SPLASHD_KMS": binary, "SWIFT_BACKTRACE": "enable=no"}
     made = subprocess.run(["mkinitramfs", "-d", conf, "-o", image, release], env=env, capture_output=True, text=True)
     assert made.returncode == 0, f"mkinitramfs: {made.stderr}"
