@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: build release dist install deb man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms bench-initramfs toml-test demo clean fuzz sanitize
+.PHONY: build release dist install deb man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms bench-initramfs bench-boot toml-test demo clean fuzz sanitize
 
 build:
 	$(SWIFT) build
@@ -111,6 +111,14 @@ bench-kms:
 # binary, an SVG-logo theme and a firmware-logo one (docs/benchmarks.md, "The initramfs").
 bench-initramfs: dist
 	SPLASHD_BIN_DIR=$(CURDIR)/.build/release python3 Tests/vm/bench_initramfs.py
+
+# splashd-kms against Debian 12's Plymouth (DRM renderer, two-step) on the same virtual GPU, a
+# fresh VM per run, three runs each alternating (BENCH_BOOT_RUNS=N for more): program start to the
+# first frame on every output, to the splash drawn in full, resident memory while showing, CPU and
+# wake-ups once shown (docs/benchmarks.md, "From power-on, against Plymouth"). Plymouth's packages
+# are downloaded and unpacked under .build/bench-boot, never installed. The shipping build.
+bench-boot: dist
+	SPLASHD_BIN_DIR=$(CURDIR)/.build/release python3 Tests/vm/bench_boot.py
 
 # Config loading time against the number of steps (5,000 to 80,000): `splashd check`, release build.
 bench-config: dist

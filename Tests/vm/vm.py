@@ -152,20 +152,23 @@ class VM:
     """One virtual machine; `with VM() as vm:` boots it and stops it."""
 
     def __init__(self, outputs=2, memory=1024, append="", second_output=True, kernel_series="6.1", root="/", systemd=False,
-                 firmware=False, initrd=None, ready=b"vm: ready\n"):
+                 firmware=False, initrd=None, ready=b"vm: ready\n", shares=None):
         """`root`: the directory the guest mounts as its root over 9p (read-only). `systemd`: the
         guest boots systemd as PID 1 on a tmpfs overlay of that root (guest-init.sh), and its
         `vm-control.service` answers the test's commands. `firmware`: a UEFI firmware (Debian's
         OVMF) boots the kernel instead of QEMU's own loader: it draws its logo on the GPU and
         publishes it as ACPI's BGRT; `boot_screens` then keeps what output 0 showed while it
         booted (each distinct screen once). `initrd`: this initramfs instead of the busybox one
-        guest-init.sh runs; `ready`: what the guest says on the control port once it is up."""
+        guest-init.sh runs; `ready`: what the guest says on the control port once it is up.
+        `shares`: {tag: directory} of this machine, each shared writable over 9p (the guest mounts
+        it: mount -t 9p -o trans=virtio TAG DIR)."""
         self.root = root
         self.systemd = systemd
         self.firmware = firmware
         self.initrd = initrd
         self.ready = ready
         self.boot_screens = []
+        self.shares = shares or {}
         self.dir = tempfile.mkdtemp(prefix="splashd-vm.")
         self.kernel_series = kernel_series
         self.outputs = outputs
@@ -207,6 +210,9 @@ class VM:
             "-device", "virtio-tablet-pci", "-device", "virtio-keyboard-pci",
             "-fsdev", f"local,id=host,path={self.root},security_model=none,readonly=on,multidevs=remap",
             "-device", "virtio-9p-pci,fsdev=host,mount_tag=host",
+            *[arg for tag, path in self.shares.items() for arg in (
+                "-fsdev", f"local,id={tag},path={path},security_model=none,multidevs=remap",
+                "-device", f"virtio-9p-pci,fsdev={tag},mount_tag={tag}")],
             "-serial", f"file:{self.console}",
             "-chardev", f"socket,id=ctl,path={ctl_path},server=on,wait=off",
             "-serial", "chardev:ctl",
