@@ -1,4 +1,5 @@
 import CCairo
+import Glibc
 
 /// A picture in memory that the splash is drawn into: 32 bits a pixel (cairo's ARGB32, native
 /// byte order: XRGB8888 on a little-endian machine, what a DRM dumb buffer takes), in memory of
@@ -25,6 +26,47 @@ public final class SplashImage {
     }
 
     deinit { cairo_surface_destroy(surface) }
+
+    /// The pixels, `width` × 4 bytes a row with no padding (XRGB8888 on a little-endian machine).
+    public func packedPixels() -> [UInt8] {
+        cairo_surface_flush(surface)
+        let data = cairo_image_surface_get_data(surface)!
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        let row = width * 4
+        return [UInt8](unsafeUninitializedCapacity: row * height) { buffer, count in
+            for y in 0..<height {
+                UnsafeMutableRawPointer(buffer.baseAddress! + y * row).copyMemory(from: data + y * stride, byteCount: row)
+            }
+            count = row * height
+        }
+    }
+
+    /// Whether the image's pixels are `pixels` (as `packedPixels` gives them), compared in place.
+    public func hasPixels(_ pixels: ArraySlice<UInt8>) -> Bool {
+        guard pixels.count == width * height * 4 else { return false }
+        cairo_surface_flush(surface)
+        let data = cairo_image_surface_get_data(surface)!
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        let row = width * 4
+        return pixels.withUnsafeBytes { source in
+            (0..<height).allSatisfy { y in memcmp(data + y * stride, source.baseAddress! + y * row, row) == 0 }
+        }
+    }
+
+    /// Replaces every pixel with `pixels` (as `packedPixels` gives them: `width` × `height` × 4).
+    public func replacePixels(with pixels: ArraySlice<UInt8>) {
+        precondition(pixels.count == width * height * 4, "a picture of \(width) × \(height)")
+        cairo_surface_flush(surface)
+        let data = cairo_image_surface_get_data(surface)!
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        let row = width * 4
+        pixels.withUnsafeBytes { source in
+            for y in 0..<height {
+                UnsafeMutableRawPointer(data + y * stride).copyMemory(from: source.baseAddress! + y * row, byteCount: row)
+            }
+        }
+        cairo_surface_mark_dirty(surface)
+    }
 
     /// A pixel as red, green, blue and alpha (0–255; premultiplied, as cairo keeps them: the
     /// splash's pixels are opaque).

@@ -56,8 +56,23 @@ public final class SplashPainter {
     /// Told once when the logo could not be drawn (over its budget, or a hostile file): the
     /// splash is then drawn without it.
     public var onLogoFailure: ((SplashDrawError) -> Void)?
-    private let family: String
-    private let fontContext: OpaquePointer
+    /// Told when a deferred painter's font file could not be registered on a frame that needed
+    /// it before `prepare()` (the texts then fall back to the theme's `font` and sans-serif).
+    public var onFontFailure: ((SplashDrawError) -> Void)?
+    private var family: String
+    /// pango's context, made on the first text (fontconfig's set-up, which it starts, is most
+    /// of a renderer's start on a small device).
+    private var madeFontContext: OpaquePointer?
+    private var fontContext: OpaquePointer {
+        if let madeFontContext { return madeFontContext }
+        let context = pango_font_map_create_context(pango_cairo_font_map_get_default())!
+        madeFontContext = context
+        return context
+    }
+    /// What a deferred painter does in `prepare()`: the theme's font file to register, and the
+    /// logo's source to start.
+    private var pendingFont: (bytes: [UInt8], path: String)?
+    private var pendingLogo: (() throws(SplashDrawError) -> any LogoSource)?
     private var layouts: [LayoutKey: OpaquePointer] = [:]
     /// The most text layouts kept: every text of the theme at a few sizes, and the step and
     /// error messages of the moment.
@@ -73,9 +88,13 @@ public final class SplashPainter {
     /// child process under a budget (the renderer's `IsolatedLogo`, whose failure comes later,
     /// to `onLogoFailure` or `awaitLogo`). `firmwareLogo` is what the firmware published, for a
     /// theme with `logo = "firmware"` (else, or when nil, the theme's `logo_fallback` is drawn).
+    /// `deferred`: the font file is registered and the logo's raster begun only in `prepare()`
+    /// (or the first frame that needs them), so a first frame of the background alone comes
+    /// before fontconfig and the logo's child process (the native renderer's start).
     public init(
         theme: Theme, files: [String: ThemeLoader.File], directory: String, dark: Bool? = nil, firmwareLogo: FirmwareLogo? = nil,
-        logo makeLogo: (ThemeLoader.File, _ side: Int, _ path: String) throws(SplashDrawError) -> any LogoSource = InProcessLogo.init
+        deferred: Bool = false,
+        logo makeLogo: @escaping (ThemeLoader.File, _ side: Int, _ path: String) throws(SplashDrawError) -> any LogoSource = InProcessLogo.init
     ) throws(SplashDrawError) {
         self.theme = theme
         self.firmwareLogo = theme.firmwareLogo ? firmwareLogo.flatMap { $0.pixels.count == $0.width * $0.height ? $0 : nil } : nil
@@ -85,13 +104,17 @@ public final class SplashPainter {
         // The font file's own family first: the page's @font-face calls it `font` whatever it
         // calls itself.
         var own: String?
+        family = (theme.font.map { "\($0)," } ?? "") + "sans-serif"
         if let name = theme.fontFile {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             guard let file = files[name] else { throw .badFont(path: path, reason: "not among the theme's files") }
-            own = try FontFile.register(file.bytes, path: path)
+            if deferred {
+                pendingFont = (file.bytes, path)
+            } else {
+                own = try FontFile.register(file.bytes, path: path)
+            }
         }
-        family = (own.map { "\($0)," } ?? "") + (theme.font.map { "\($0)," } ?? "") + "sans-serif"
-        fontContext = pango_font_map_create_context(pango_cairo_font_map_get_default())
+        if let own { family = "\(own)," + family }
         if let firmware = self.firmwareLogo {
             let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(firmware.width), Int32(firmware.height))!
             let stride = Int(cairo_image_surface_get_stride(surface))
@@ -109,21 +132,49 @@ public final class SplashPainter {
         } else if let name = theme.logo {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             guard let file = files[name] else { throw .badLogo(path: path, reason: "not among the theme's files") }
-            logoSource = try makeLogo(file, palette.logoBackground != "transparent" ? 72 : 120, path)
+            let side = palette.logoBackground != "transparent" ? 72 : 120
+            if deferred {
+                pendingLogo = { () throws(SplashDrawError) in try makeLogo(file, side, path) }
+            } else {
+                logoSource = try makeLogo(file, side, path)
+            }
+        }
+    }
+
+    /// A deferred painter's set-up: the theme's font file registered (a failure is thrown, and
+    /// the texts fall back to the theme's `font` and sans-serif), the logo's raster begun (a
+    /// failure goes to `onLogoFailure`), and pango's context made. Nothing for a painter that
+    /// was not deferred, or a second time.
+    public func prepare() throws(SplashDrawError) {
+        _ = fontContext
+        if let logo = pendingLogo {
+            pendingLogo = nil
+            do {
+                logoSource = try logo()
+            } catch {
+                onLogoFailure?(error)
+            }
+        }
+        if let font = pendingFont {
+            pendingFont = nil
+            let own = try FontFile.register(font.bytes, path: font.path)
+            family = "\(own)," + family
         }
     }
 
     /// A painter for a theme `ThemeLoader` loaded from `directory`.
     public convenience init(
         _ loaded: ThemeLoader.Loaded, directory: String, dark: Bool? = nil, firmwareLogo: FirmwareLogo? = nil,
-        logo makeLogo: (ThemeLoader.File, _ side: Int, _ path: String) throws(SplashDrawError) -> any LogoSource = InProcessLogo.init
+        deferred: Bool = false,
+        logo makeLogo: @escaping (ThemeLoader.File, _ side: Int, _ path: String) throws(SplashDrawError) -> any LogoSource = InProcessLogo.init
     ) throws(SplashDrawError) {
-        try self.init(theme: loaded.theme, files: loaded.files, directory: directory, dark: dark, firmwareLogo: firmwareLogo, logo: makeLogo)
+        try self.init(theme: loaded.theme, files: loaded.files, directory: directory, dark: dark, firmwareLogo: firmwareLogo,
+                      deferred: deferred, logo: makeLogo)
     }
 
     deinit {
         for layout in layouts.values { g_object_unref(UnsafeMutableRawPointer(layout)) }
-        g_object_unref(UnsafeMutableRawPointer(fontContext))
+        if let madeFontContext { g_object_unref(UnsafeMutableRawPointer(madeFontContext)) }
         if let logoSurface { cairo_surface_destroy(logoSurface) }
         if let firmwareSurface { cairo_surface_destroy(firmwareSurface) }
     }
@@ -214,18 +265,18 @@ public final class SplashPainter {
 
     /// Where everything goes on an upright picture of `width` × `height`.
     public func layout(_ view: SplashView, width: Double, height: Double) -> SplashLayout {
+        if pendingFont != nil || pendingLogo != nil {
+            do { try prepare() } catch { onFontFailure?(error) }
+        }
         let error = view.phase == .error ? view.error : nil
         // Small panels: in the error view the logo moves up to leave room for the buttons.
         let small = error != nil && height <= 560
-        var logo = SplashLayout.Rect(x: width / 2 - 60, y: small ? 24 : height / 2 - 100, width: 120, height: 120)
+        let logo = logoBox(small: small, width: width, height: height)
         let column = max(width - 32, 1)
         var y = small ? 160 : height / 2 + 44
         // The firmware's logo stays where the firmware put it (it never moves: one picture from
         // power-on); the texts begin under it.
-        if let firmware = firmwareLogo, let origin = firmware.origin(onWidth: Int(width), height: Int(height)) {
-            logo = SplashLayout.Rect(x: Double(origin.x), y: Double(origin.y), width: Double(firmware.width), height: Double(firmware.height))
-            y = max(y, logo.maxY + 24)
-        }
+        if firmwareLogo?.origin(onWidth: Int(width), height: Int(height)) != nil { y = max(y, logo.maxY + 24) }
         func block(_ text: String, _ style: TextStyle, maxWidth: Double) -> SplashLayout.Rect {
             let size = measure(text, style, width: maxWidth)
             defer { y += size.height }
@@ -270,6 +321,15 @@ public final class SplashPainter {
             }
         }
         return layout
+    }
+
+    /// The logo's box, which needs no text: the theme's logo above the middle (near the top in
+    /// a small error view), or the firmware's where the firmware put it.
+    private func logoBox(small: Bool, width: Double, height: Double) -> SplashLayout.Rect {
+        if let firmware = firmwareLogo, let origin = firmware.origin(onWidth: Int(width), height: Int(height)) {
+            return SplashLayout.Rect(x: Double(origin.x), y: Double(origin.y), width: Double(firmware.width), height: Double(firmware.height))
+        }
+        return SplashLayout.Rect(x: width / 2 - 60, y: small ? 24 : height / 2 - 100, width: 120, height: 120)
     }
 
     /// The theme's texts (its name, its tagline) that draw no ink on a picture of `width` ×
@@ -326,11 +386,18 @@ public final class SplashPainter {
             cairo_translate(cr, 0, Double(image.height))
             cairo_rotate(cr, -Double.pi / 2)
         }
-        let layout = self.layout(view, width: width, height: height)
         setColor(cr, palette.background)
         cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
         cairo_paint(cr)
         cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
+        // Nothing but the background (and the firmware's logo) shows yet, as when the entry
+        // begins: nothing is laid out, so this frame needs neither fontconfig, pango nor the
+        // logo's raster (the native renderer's first frame, before they are set up).
+        if isBare(view, at: times) {
+            drawLogo(cr, logoBox(small: false, width: width, height: height), at: times.sinceShown)
+            return
+        }
+        let layout = self.layout(view, width: width, height: height)
         drawLogo(cr, layout.logo, at: times.sinceShown)
         let text = timeline.text(at: times.sinceShown)
         drawText(cr, theme.name, .name, in: layout.name, color: palette.foreground, opacity: text.opacity, offset: text.offset)
@@ -348,6 +415,14 @@ public final class SplashPainter {
         if let error = view.error, view.phase == .error {
             drawError(cr, error, layout, focus: focus)
         }
+    }
+
+    /// Whether `view` at `times` shows only the background and the firmware's logo: the theme's
+    /// logo and texts still transparent, no indicator, no error.
+    public func isBare(_ view: SplashView, at times: SplashTimeline.Times) -> Bool {
+        (firmwareSurface != nil || timeline.logo(at: times.sinceShown).opacity <= 0)
+            && timeline.text(at: times.sinceShown).opacity <= 0 && times.sinceSlow == nil
+            && !(view.phase == .error && view.error != nil)
     }
 
     private func setColor(_ cr: OpaquePointer, _ css: String, opacity: Double = 1) {

@@ -68,8 +68,11 @@ public struct SplashTimeline: Sendable, Equatable {
 
     /// Whether anything on `view` is moving at `times`: when not, the renderer draws nothing more
     /// until the state or the outputs change (no wake-ups while nothing moves).
+    /// How long the entry animation lasts (ms): the texts are in place at its end.
+    public var entryLength: Double { reduceMotion ? 400 : 700 }
+
     public func isMoving(_ view: SplashView, at times: Times) -> Bool {
-        if times.sinceShown < (reduceMotion ? 400 : 700) { return true }
+        if times.sinceShown < entryLength { return true }
         guard view.phase == .loading, view.slow, let slow = times.sinceSlow else { return false }
         return slow < 200 || !reduceMotion
     }

@@ -117,6 +117,39 @@ import TestSupport
         return try SplashPainter(theme: theme, files: Self.loaded.files, directory: Self.directory, dark: dark)
     }
 
+    @Test func aDeferredPaintersFirstFrameIsTheBackgroundWithNoTextLaidOutAndTheSameAsAnEagerOnes() throws {
+        let logos = Counter()
+        let deferred = try SplashPainter(theme: Self.theme, files: Self.loaded.files, directory: Self.directory, deferred: true) { (file, side, path) throws(SplashDrawError) -> any LogoSource in
+            logos.count += 1
+            return try InProcessLogo(file, side: side, path: path)
+        }
+        let first = SplashImage(width: 320, height: 240)
+        deferred.draw(SplashView(), at: .init(sinceShown: 0), into: first)
+        #expect(deferred.isBare(SplashView(), at: .init(sinceShown: 0)))
+        #expect(deferred.cachedLayouts == 0, "no text laid out: fontconfig and pango wait")
+        #expect(logos.count == 0, "the logo's raster is not begun")
+        #expect(near(first.pixel(x: 160, y: 120), Self.teal) && near(first.pixel(x: 0, y: 0), Self.teal))
+        let eager = SplashImage(width: 320, height: 240)
+        try painter().draw(SplashView(), at: .init(sinceShown: 0), into: eager)
+        #expect(first.packedPixels() == eager.packedPixels())
+        // Later frames set it up themselves if `prepare` was not called; then it is a no-op.
+        #expect(!deferred.isBare(SplashView(), at: .init(sinceShown: 5000)))
+        let still = SplashImage(width: 320, height: 240)
+        deferred.draw(SplashView(), at: .init(sinceShown: 5000), into: still)
+        #expect(logos.count == 1 && deferred.cachedLayouts > 0)
+        try deferred.prepare()
+        #expect(logos.count == 1)
+        let eagerStill = SplashImage(width: 320, height: 240)
+        try painter().draw(SplashView(), at: .init(sinceShown: 5000), into: eagerStill)
+        #expect(still.packedPixels() == eagerStill.packedPixels())
+        #expect(still.hasPixels(eagerStill.packedPixels()[...]) && !still.hasPixels(first.packedPixels()[...]))
+        let copy = SplashImage(width: 320, height: 240)
+        copy.replacePixels(with: still.packedPixels()[...])
+        #expect(copy.packedPixels() == still.packedPixels())
+    }
+
+    final class Counter: @unchecked Sendable { var count = 0 }
+
     /// Whether `p` is within `tolerance` of `c` in each channel.
     func near(_ p: (r: UInt8, g: UInt8, b: UInt8, a: UInt8), _ c: (r: UInt8, g: UInt8, b: UInt8), _ tolerance: Int = 2) -> Bool {
         abs(Int(p.r) - Int(c.r)) <= tolerance && abs(Int(p.g) - Int(c.g)) <= tolerance && abs(Int(p.b) - Int(c.b)) <= tolerance
