@@ -54,7 +54,8 @@ declare -A files=(
     [splashd-otel]="usr/bin/splashd-otel usr/lib/systemd/system/splashd-otel.service
         usr/share/man/man1/splashd-otel.1.gz $(completions splashd-otel)"
     [splashd-kms]="usr/bin/splashd-kms usr/lib/systemd/system/splashd-kms.service usr/lib/systemd/system/splashd-kms-handoff.service
-        usr/share/man/man1/splashd-kms.1.gz $(completions splashd-kms) usr/share/initramfs-tools etc/splashd/initramfs.conf"
+        usr/share/man/man1/splashd-kms.1.gz $(completions splashd-kms) usr/share/initramfs-tools etc/splashd/initramfs.conf
+        var/cache/splashd-kms"
     [splashd-themes]="usr/share/splashd/themes"
 )
 for package in "${packages[@]}"; do

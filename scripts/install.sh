@@ -66,6 +66,9 @@ if [[ ! -e $root$sysconfdir/splashd/initramfs.conf ]]; then
     file initramfs/initramfs.conf "$sysconfdir/splashd/initramfs.conf"
 fi
 sed -i "s|/usr/bin/splashd-kms|$bindir/splashd-kms|g" "$root$datadir/initramfs-tools/hooks/splashd-kms"
+# The native renderer's first-frame cache (its unit's --cache-dir; docs/renderer-kms.md, "From
+# power-on"): the theme's still view per output size and turn, written by the renderer.
+dir /var/cache/splashd-kms
 
 # The polkit grant for [app]'s unit (SPEC §14): it runs splashd check, at the installed path.
 dir "$datadir/polkit-1/rules.d"

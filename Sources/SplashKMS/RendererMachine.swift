@@ -89,6 +89,10 @@ public struct RendererMachine {
         case outputsChecked(showingOurs: Set<OutputID>)
         /// Time passed (the loop woke at `nextWake`).
         case tick
+        /// The outputs about to be read (the answer to this `readOutputs`) show the theme's still
+        /// view from the first-frame cache: the entry animation is skipped, its clock starting
+        /// where the entry ends.
+        case entryCached
     }
 
     /// What the renderer's loop is to do, in order.
@@ -152,6 +156,12 @@ public struct RendererMachine {
     private var launch: String?
     private var phase: Phase = .loading
     private var shownAt: Duration = .zero
+    /// Master was just gained: the entry animation's clock starts when the outputs are read, with
+    /// the first frame (reading them and making their buffers takes a while on a slow device,
+    /// and the first frame is then still the entry's first, the background alone).
+    private var entryClockPending = false
+    /// `entryCached` came: the entry's clock starts at its end.
+    private var entrySkipped = false
     private var slowSince: Duration?
     /// Per output: a flip asked for at this instant and not done yet.
     private var pending: [OutputID: Duration] = [:]
@@ -268,6 +278,8 @@ public struct RendererMachine {
         case .outputs(let connected):
             guard stage == .showing else { break }
             actions += outputsRead(connected, at: now)
+        case .entryCached:
+            if entryClockPending { entrySkipped = true }
         case .hotplug:
             if stage == .showing { actions.append(.readOutputs) }
         case .state(let state):
@@ -423,6 +435,7 @@ public struct RendererMachine {
         nextMasterTry = nil
         wantedDisplayAt = nil
         shownAt = now
+        entryClockPending = true
         if let since = slowSince { slowSince = max(since, now) }
         focusVisible = false
         outputs = []
@@ -444,6 +457,12 @@ public struct RendererMachine {
             staleUntil[output.id] = nil
         }
         outputs = connected
+        if entryClockPending, !connected.isEmpty {
+            entryClockPending = false
+            shownAt = entrySkipped ? now - .milliseconds(Int64(timeline.entryLength)) : now
+            entrySkipped = false
+            if let since = slowSince { slowSince = max(since, now) }
+        }
         for output in connected where !before.contains(output.id) {
             dirty.insert(output.id)
             if !first { pluggedAt[output.id] = now }

@@ -41,12 +41,29 @@ final class RendererLoop {
     private var announcement: ((String) -> String)?
     private var presented: Set<UInt32> = []
 
+    /// The splash was (re)drawn from its first frame: once nothing moves, the memory its start
+    /// and its entry used is given back (`giveBackMemory`).
+    private var giveBackPending = true
+    /// `settle` runs: no splashd yet, and the still view is what shows until it answers.
+    private var settling = false
+
+    /// The first-frame cache (`--cache-dir`), if any.
+    private let frameCache: FrameCacheStore?
+    /// The start's first outputs are not read yet (only they may show a cached frame).
+    private var startFrames = true
+    /// Cached still views to present as the outputs' first frames, by connector.
+    private var cachedFrames: [UInt32: ArraySlice<UInt8>] = [:]
+    /// Outputs whose cached frame is to be written (a miss), or checked against a fresh drawing (a
+    /// hit: a font that changed outside the theme), once the splash stands still.
+    private var framesToStore: Set<UInt32> = []
+
     private let origin = ContinuousClock.now
     private var inbox: [RendererMachine.Input] = []
 
     init(machine: RendererMachine, painter: SplashPainter, device: String, rotation: SplashRotation?, names: [String],
-         lockPath: String?, lock: DisplayLock?, logger: Logger) {
+         lockPath: String?, lock: DisplayLock?, frameCache: FrameCacheStore?, logger: Logger) {
         self.machine = machine
+        self.frameCache = frameCache
         self.painter = painter
         self.devicePath = device
         self.rotation = rotation
@@ -64,11 +81,22 @@ final class RendererLoop {
         // Early in boot the GPU's driver may not be loaded yet: wait for its device.
         let drm = try DeviceWait.open(devicePath) { self.logger.info("waiting for \(self.devicePath) to appear") }
         device = drm
-        input = InputDevices(width: 1, height: 1)
-        hotplug = HotplugMonitor()
         announce { "first frame on \($0) \(Self.startReport())" }
-        // The first frame at once: the theme's background, before splashd answers.
+        // The first frame at once: the theme's background, before splashd answers, and before
+        // what it does not need: the input devices (libinput reads every quirks file and asks
+        // udev of each device), udev's monitor, fontconfig, pango and the logo's raster.
         try feed(.deviceOpened(master: drm.isMaster, closesFramebuffers: drm.hasCloseFramebuffer))
+        hotplug = HotplugMonitor()
+        input = InputDevices(width: Double(outputs.first?.width ?? 1), height: Double(outputs.first?.height ?? 1))
+        if machine.stage == .away { input?.suspend() }
+        do {
+            try painter.prepare()
+        } catch {
+            logger.warning("\(error); the texts are drawn in the theme's font or sans-serif")
+        }
+        // The first frames' flips may have come meanwhile (that set-up is long on a slow device):
+        // the machine hears of them before anything else, not as flips lost.
+        try handleFlips()
         // splashd may start after the renderer (this one starts with the earliest boot services):
         // wait for its socket, as for the device.
         var pause = Duration.milliseconds(100)
@@ -98,16 +126,13 @@ final class RendererLoop {
     /// Draws until nothing moves (the entry animation, 700 ms, and its flips), for at most
     /// `settleLimit`: only the device's events and time wake it.
     private func settle() throws {
+        settling = true
+        defer { settling = false }
         let end = now + Self.settleLimit
         while machine.stage == .showing, let wake = machine.nextWake(after: now), now < end {
             let timeout = Int32(max(0, ((min(wake, end) - now) / .milliseconds(1)).rounded(.up)))
             var fds = [pollfd(fd: device?.fd ?? -1, events: Int16(POLLIN), revents: 0)]
-            if poll(&fds, 1, timeout) > 0, let device {
-                DRMEvents.handle(device, timeoutMs: 0)
-                for output in outputs where machine.flipPending(output.info.connector) && !output.flipPending {
-                    try feed(.flipped(output.info.connector))
-                }
-            }
+            if poll(&fds, 1, timeout) > 0 { try handleFlips() }
             try feed(.tick)
         }
     }
@@ -160,12 +185,7 @@ final class RendererLoop {
             try feed(.tick)
             return
         }
-        if fds[1].revents != 0, let device {
-            DRMEvents.handle(device, timeoutMs: 0)
-            for output in outputs where machine.flipPending(output.info.connector) && !output.flipPending {
-                try feed(.flipped(output.info.connector))
-            }
-        }
+        if fds[1].revents != 0 { try handleFlips() }
         if fds[2].revents != 0, let input {
             for event in input.read() { try feed(.input(event)) }
         }
@@ -188,6 +208,9 @@ final class RendererLoop {
         // The newest state only: a flood (10,000 states a second) is read, not drawn state by
         // state, and the display shows the latest.
         guard let state = try connection.latestState() else { return }
+        // The first state splashd sent is what the splash shows from here: it is given back once
+        // that stands still (not before: the first state's frame would fault it all in again).
+        if statesReceived == 0 { giveBackPending = true }
         statesReceived += 1
         try feed(.state(state))
     }
@@ -197,11 +220,20 @@ final class RendererLoop {
         inbox.append(input)
         while !inbox.isEmpty {
             let next = inbox.removeFirst()
-            for action in machine.handle(next, at: now) { try perform(action) }
+            // Every frame the machine asks for at once is drawn at the instant it asked: the
+            // outputs' first frames are all the entry's first, however long each present takes.
+            let at = now
+            for action in machine.handle(next, at: at) { try perform(action, at: at) }
+        }
+        if giveBackPending, statesReceived > 0 || settling, machine.stage == .showing || machine.stage == .handingOff,
+            !outputs.isEmpty, machine.nextWake(after: now) == nil {
+            giveBackPending = false
+            storeCachedFrames()
+            giveBackMemory()
         }
     }
 
-    private func perform(_ action: RendererMachine.Action) throws {
+    private func perform(_ action: RendererMachine.Action, at: Duration) throws {
         switch action {
         case .takeLock:
             guard lock == nil, let lockPath else { break }
@@ -218,9 +250,14 @@ final class RendererLoop {
         case .dropMaster:
             device?.dropMaster()
         case .readOutputs:
-            inbox.append(.outputs(readOutputs()))
+            let read = readOutputs()
+            if startFrames, !read.isEmpty {
+                startFrames = false
+                loadCachedFrames()
+            }
+            inbox.append(.outputs(read))
         case .draw(let id):
-            draw(id)
+            draw(id, at: at)
         case .checkOutputs:
             let ours = outputs.filter(\.showsOwnFrame).map(\.info.connector)
             inbox.append(.outputsChecked(showingOurs: Set(ours)))
@@ -308,6 +345,15 @@ final class RendererLoop {
         return next.map(Self.machineOutput)
     }
 
+    /// The device's events that came (flips done): the machine is told of each output's.
+    private func handleFlips() throws {
+        guard let device else { return }
+        DRMEvents.handle(device, timeoutMs: 0)
+        for output in outputs where machine.flipPending(output.info.connector) && !output.flipPending {
+            try feed(.flipped(output.info.connector))
+        }
+    }
+
     /// Handles the device's events until `output` has no flip pending (at most 2 s).
     private func waitForFlip(of output: DRMOutput) {
         guard let device else { return }
@@ -320,12 +366,16 @@ final class RendererLoop {
               widthMM: output.info.widthMM, heightMM: output.info.heightMM)
     }
 
-    private func draw(_ id: UInt32) {
+    private func draw(_ id: UInt32, at: Duration) {
         guard let output = outputs.first(where: { $0.info.connector == id }) else { return }
-        let at = now
+        let cached = cachedFrames.removeValue(forKey: id)
         do {
             let first = try output.present { image in
-                painter.draw(machine.view, at: machine.times(at: at), into: image, rotation: output.rotation, focus: machine.focusRing)
+                if let cached {
+                    image.replacePixels(with: cached)
+                } else {
+                    painter.draw(machine.view, at: machine.times(at: at), into: image, rotation: output.rotation, focus: machine.focusRing)
+                }
             }
             if let first {
                 switch first {
@@ -352,6 +402,73 @@ final class RendererLoop {
     private func announce(_ words: @escaping (String) -> String) {
         announcement = words
         presented = []
+        giveBackPending = true
+    }
+
+    /// The start's first outputs: each one's cached still view, if every output has one (else
+    /// none is used: the entry plays on all of them alike). The machine is told, so the entry's
+    /// clock starts at its end.
+    private func loadCachedFrames() {
+        guard let frameCache else { return }
+        var found: [UInt32: ArraySlice<UInt8>] = [:]
+        var misses: [String] = []
+        for output in outputs {
+            switch frameCache.load(width: output.width, height: output.height, turn: output.rotation.rawValue) {
+            case .success(let pixels): found[output.info.connector] = pixels
+            case .failure(let miss): misses.append("\(output.info.name) (\(output.width)x\(output.height)): \(miss)")
+            }
+        }
+        framesToStore = Set(outputs.map(\.info.connector))
+        if misses.isEmpty {
+            cachedFrames = found
+            inbox.append(.entryCached)
+            logger.info("first frames from the cache (\(frameCache.directory))")
+        } else {
+            logger.info("no first frame from the cache: \(misses.joined(separator: "; "))")
+        }
+    }
+
+    /// Once the splash stands still: the theme's still view of each output drawn afresh, and
+    /// written to the cache where it differs from the file (a miss, or a font that changed
+    /// outside the theme).
+    private func storeCachedFrames() {
+        guard let frameCache, !framesToStore.isEmpty else { return }
+        defer { framesToStore = [] }
+        for output in outputs where framesToStore.contains(output.info.connector) {
+            let image = SplashImage(width: output.width, height: output.height)
+            painter.draw(SplashView(), at: .init(sinceShown: 60_000), into: image, rotation: output.rotation)
+            do {
+                if try frameCache.store(image, turn: output.rotation.rawValue) {
+                    logger.info("\(output.info.name): its first frame is cached for the next start")
+                }
+            } catch {
+                logger.warning("\(error); the next start draws its first frame without the cache")
+            }
+        }
+    }
+
+    /// The splash stands still: the heap its drawing grew goes back to the system, and the pages
+    /// of the program's and its libraries' files that its start touched are paged out
+    /// (`PageOut`; MADV_PAGEOUT, Linux 5.4): what stays resident is what a still splash uses.
+    private func giveBackMemory() {
+        let before = Self.residentBytes()
+        _ = splashd_malloc_trim()
+        guard let maps = try? FileSystem.readFile("/proc/self/maps", limit: 1 << 20) else { return }
+        for range in PageOut.fileMappings(maps: String(decoding: maps, as: UTF8.self)) {
+            _ = madvise(UnsafeMutableRawPointer(bitPattern: range.start), Int(range.length), PageOut.madvisePageOut)
+        }
+        if let before, let after = Self.residentBytes() {
+            func mb(_ bytes: Int) -> String { "\((Double(bytes) / 104_857.6).rounded() / 10) MB" }
+            logger.info("the splash stands still: resident memory \(mb(before)) → \(mb(after))")
+        }
+    }
+
+    /// This process's resident memory (/proc/self/statm's second field, in pages).
+    private static func residentBytes() -> Int? {
+        guard let statm = try? FileSystem.readFile("/proc/self/statm", limit: 256) else { return nil }
+        let fields = String(decoding: statm, as: UTF8.self).split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
     /// The device went away (its driver unbound; early in boot, a firmware framebuffer such as

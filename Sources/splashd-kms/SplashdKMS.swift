@@ -115,9 +115,26 @@ struct SplashdKMS: ParsableCommand {
     var firmwareLogo = FirmwareLogo.directory
 
     @Option(help: ArgumentHelp(
+        "Where the first-frame cache is kept: the theme's still view per output size and turn, shown as the next start's first frame (default: none; the unit gives /var/cache/splashd-kms).",
+        discussion: "A file answers only for the theme, palette and firmware logo it was drawn from; the renderer checks it against a fresh drawing once the splash stands still, and rewrites it when it differs. docs/renderer-kms.md, \"From power-on\"."))
+    var cacheDir: String?
+
+    @Option(help: ArgumentHelp(
         "Started in the initramfs: the real root will be mounted at this directory (initramfs-tools' $rootmnt, /root).",
         discussion: "The renderer marks itself to survive the switch (@ first on its command line), writes its PID to /run/splashd-kms/initramfs.pid, and moves into the real root on SIGUSR1 (the initramfs's init-bottom script sends it), answering in /run/splashd-kms/new-root. docs/renderer-kms.md, \"From the initramfs\"."))
     var newRoot: String?
+
+    /// What the still view is drawn from, for the first-frame cache: the renderer's version, the
+    /// theme as loaded and its files, the palette, the firmware's logo and its place.
+    static func fingerprint(_ loaded: ThemeLoader.Loaded, dark: Bool, firmware: FirmwareLogo?) -> UInt64 {
+        var parts: [[UInt8]] = [Array("splashd-kms \(splashdVersion)".utf8), Array(String(describing: loaded.theme).utf8), [dark ? 1 : 0]]
+        for (name, file) in loaded.files.sorted(by: { $0.key < $1.key }) { parts += [Array(name.utf8), file.bytes] }
+        if let firmware {
+            parts.append(Array("\(firmware.width)x\(firmware.height)+\(firmware.x)+\(firmware.y)".utf8))
+            parts.append(firmware.file)
+        }
+        return FirstFrameCache.fingerprint(parts)
+    }
 
     func validate() throws {
         if let rotate, SplashRotation(rawValue: rotate) == nil { throw ValidationError("--rotate takes 0, 90, 180 or 270") }
@@ -137,13 +154,18 @@ struct SplashdKMS: ParsableCommand {
             }
         }
         let painter: SplashPainter
+        var frameCache: FrameCacheStore?
         do {
             let theme = self.theme ?? SharedFiles.defaultTheme(holding: "themes/default/theme.toml")
             let loaded = try ThemeLoader.load(directory: theme)
-            painter = try SplashPainter(loaded, directory: theme, dark: dark ? true : nil,
-                                        firmwareLogo: FirmwareLogo.read(for: loaded.theme, from: firmwareLogo) { logger.info("\($0)") },
-                                        logo: IsolatedLogo.init)
+            let firmware = FirmwareLogo.read(for: loaded.theme, from: firmwareLogo) { logger.info("\($0)") }
+            painter = try SplashPainter(loaded, directory: theme, dark: dark ? true : nil, firmwareLogo: firmware,
+                                        deferred: true, logo: IsolatedLogo.init)
+            if let cacheDir {
+                frameCache = FrameCacheStore(directory: cacheDir, fingerprint: Self.fingerprint(loaded, dark: dark, firmware: firmware))
+            }
             painter.onLogoFailure = { logger.warning("\($0); the splash is drawn without it") }
+            painter.onFontFailure = { logger.warning("\($0); the texts are drawn in the theme's font or sans-serif") }
         } catch {
             logger.error("\(error)")
             throw ExitCode(78)
@@ -166,7 +188,7 @@ struct SplashdKMS: ParsableCommand {
             painter.layout(view, width: width, height: height).button(atX: x, y: y)
         }
         let loop = RendererLoop(machine: machine, painter: painter, device: device, rotation: (rotate ?? painter.theme.rotate).flatMap(SplashRotation.init),
-                                names: outputs, lockPath: lockPath, lock: lock, logger: logger)
+                                names: outputs, lockPath: lockPath, lock: lock, frameCache: frameCache, logger: logger)
         do {
             try loop.run(socket: socket ?? SocketDefaults.path(environment: environment))
         } catch let error as KMSError {

@@ -111,6 +111,42 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         #expect(draws(h.feed(.tick)).isEmpty)
     }
 
+    @Test func theEntryStartsWithTheFirstFrameHoweverLongTheOutputsTookToRead() {
+        let h = Harness()
+        #expect(h.feed(.deviceOpened(master: true, closesFramebuffers: false)) == [.readOutputs])
+        // Reading the connectors and making the buffers took 400 ms (a slow device).
+        h.clock.advance(by: .milliseconds(400))
+        #expect(draws(h.feed(.outputs([Self.a, Self.b]))) == [31, 32])
+        #expect(h.machine.times(at: h.now).sinceShown == 0, "both first frames are the entry's first: the background alone")
+        h.feed(.presented(31, flipPending: false))
+        h.feed(.presented(32, flipPending: false))
+        // A later read (a hotplug) does not start the entry again.
+        h.clock.advance(by: .milliseconds(300))
+        _ = h.feed(.outputs([Self.a]))
+        #expect(h.machine.times(at: h.now).sinceShown == 300)
+    }
+
+    @Test func firstFramesFromTheCacheSkipTheEntryAndNothingMovesAfterThem() {
+        let h = Harness()
+        #expect(h.feed(.deviceOpened(master: true, closesFramebuffers: false)) == [.readOutputs])
+        h.feed(.entryCached)
+        #expect(draws(h.feed(.outputs([Self.a, Self.b]))) == [31, 32])
+        #expect(h.machine.times(at: h.now).sinceShown == h.machine.timeline.entryLength, "the still view, at the entry's end")
+        h.feed(.presented(31, flipPending: false))
+        h.feed(.presented(32, flipPending: false))
+        h.clock.advance(by: .milliseconds(16))
+        _ = h.feed(.tick)
+        #expect(h.machine.nextWake(after: h.now) == nil, "no entry animation: nothing moves")
+        // Only the start's first frames: after a hand-off and a return, the entry plays again.
+        let later = Harness()
+        later.boot()
+        later.feed(.entryCached)
+        later.clock.advance(by: .seconds(5))
+        _ = later.feed(.hotplug)
+        _ = later.feed(.outputs([Self.a, Self.b]))
+        #expect(later.machine.times(at: later.now).sinceShown > 5000, "a read with no master gained does not move the clock")
+    }
+
     @Test func theHandOffWaitsForTheFlipsThenGivesMasterAndTheLockUpAndLooksUntilTheAppShows() {
         let h = Harness()
         h.boot()

@@ -145,8 +145,18 @@ def test_every_output_shows_the_splash_laid_out_for_its_size():
 def test_the_error_view_and_a_quarter_turn():
     with vm.VM() as machine:
         # A soft timeout after 2 s: phase error, code timeout, with Retry.
-        start(machine, {"slow_after": "1s", "timeout": "2s"}, kms_args="--rotate 90")
+        assert machine.run("mkdir -p /run/t/cache") == 0
+        start(machine, {"slow_after": "1s", "timeout": "2s"}, kms_args="--rotate 90 --cache-dir /run/t/cache")
         screen = wait_screen(machine, 0, lambda s: s.count(0, 0, s.width, s.height, RED, 20) > 200, "the error view's red")
+        # Once it stood still, each output's still view (turned) was cached for the next start; a
+        # renderer started again shows those as its first frames, then the error view again.
+        until(machine, "[ -s /run/t/cache/first-frame-1280x800-90.raw ] && [ -s /run/t/cache/first-frame-1024x768-90.raw ]",
+              "the first-frame cache written")
+        assert machine.run("kill $(pgrep -x splashd-kms) && while pgrep -x splashd-kms; do sleep 0.05; done") == 0
+        assert machine.run(f"{BIN}/splashd-kms --socket /run/t/s.sock --theme {THEME} --rotate 90 --cache-dir /run/t/cache "
+                           ">/run/t/kms2.log 2>&1 &") == 0
+        until(machine, "grep -q 'first frames from the cache' /run/t/kms2.log", "the first frames from the cache")
+        screen = wait_screen(machine, 0, lambda s: s.count(0, 0, s.width, s.height, RED, 20) > 200, "the error view again")
         w, h = screen.width, screen.height
         # Turned a quarter clockwise: upright it is h x w, and upright (x, y) is at (w - 1 - y, x).
         ux, uy = h // 2, w // 2 - 40

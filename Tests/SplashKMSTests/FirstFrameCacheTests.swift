@@ -1,0 +1,82 @@
+@testable import SplashKMS
+import Testing
+
+/// The first-frame cache's files: a hit, a miss, the theme changed, the output's size changed, a
+/// file torn by a power cut; and the mappings a still renderer pages out.
+@Suite struct FirstFrameCacheTests {
+    static let key = FirstFrameCache.Key(fingerprint: FirstFrameCache.fingerprint([Array("theme".utf8)]), width: 4, height: 3, turn: 0)
+    static let pixels: [UInt8] = (0..<48).map { UInt8($0 * 5) }
+
+    @Test func aFileForTheSameThemeSizeAndTurnIsAHit() throws {
+        let file = FirstFrameCache.encode(Self.key, pixels: Self.pixels)
+        #expect(file.count == FirstFrameCache.headerLength + 48)
+        #expect(Array(try FirstFrameCache.decode(file, for: Self.key).get()) == Self.pixels)
+    }
+
+    @Test func noFileIsAMiss() {
+        #expect(FirstFrameCache.decode(nil, for: Self.key) == .failure(.absent))
+    }
+
+    @Test func aFileOfAnotherThemeIsAMiss() {
+        let file = FirstFrameCache.encode(Self.key, pixels: Self.pixels)
+        var changed = Self.key
+        changed.fingerprint = FirstFrameCache.fingerprint([Array("theme, its logo changed".utf8)])
+        #expect(FirstFrameCache.decode(file, for: changed) == .failure(.themeChanged))
+    }
+
+    @Test func anOutputOfAnotherSizeOrTurnHasAnotherFileAndThisOneIsAMissForIt() {
+        let file = FirstFrameCache.encode(Self.key, pixels: Self.pixels)
+        for (width, height, turn) in [(3, 4, 0), (4, 3, 90), (8, 6, 0)] {
+            let other = FirstFrameCache.Key(fingerprint: Self.key.fingerprint, width: width, height: height, turn: turn)
+            #expect(other.fileName != Self.key.fileName)
+            #expect(FirstFrameCache.decode(file, for: other) == .failure(.sizeChanged))
+        }
+        #expect(Self.key.fileName == "first-frame-4x3-0.raw")
+    }
+
+    @Test func aTornOrDamagedFileIsAMissNotAPicture() {
+        let file = FirstFrameCache.encode(Self.key, pixels: Self.pixels)
+        guard case .failure(.corrupt) = FirstFrameCache.decode(Array(file.dropLast(5)), for: Self.key) else {
+            Issue.record("a file cut short was taken")
+            return
+        }
+        var flipped = file
+        flipped[FirstFrameCache.headerLength + 7] ^= 0x10
+        #expect(FirstFrameCache.decode(flipped, for: Self.key) == .failure(.corrupt("its checksum does not match")))
+        guard case .failure(.corrupt) = FirstFrameCache.decode(Array("not a cache file at all, but long enough to have a header".utf8), for: Self.key)
+        else {
+            Issue.record("a file of another kind was taken")
+            return
+        }
+    }
+
+    @Test func theFingerprintTellsWhereOnePartEndsAndChangesWithAnyByte() {
+        let a = FirstFrameCache.fingerprint([Array("ab".utf8), Array("c".utf8)])
+        #expect(a != FirstFrameCache.fingerprint([Array("a".utf8), Array("bc".utf8)]))
+        #expect(a != FirstFrameCache.fingerprint([Array("ab".utf8), Array("d".utf8)]))
+        #expect(a == FirstFrameCache.fingerprint([Array("ab".utf8), Array("c".utf8)]))
+    }
+
+    @Test func theChecksumReadsEightBytesAStepAndTheTailAByteAStep() {
+        // Word-wise over the first 8, then bytes: the same value for the same bytes, contiguous or not.
+        let bytes: [UInt8] = Array(0..<13)
+        #expect(FirstFrameCache.fnv(bytes, FirstFrameCache.fnvOffset) == FirstFrameCache.fnv(bytes[...], FirstFrameCache.fnvOffset))
+        #expect(FirstFrameCache.fnv(bytes, FirstFrameCache.fnvOffset) != FirstFrameCache.fnv(Array(bytes.dropLast()), FirstFrameCache.fnvOffset))
+    }
+
+    @Test func aStillRendererPagesOutItsFilesButNotItsBuffersNorItsFontInMemory() {
+        let maps = """
+            55d466b09000-55d466c00000 r--p 00000000 00:1d 1234                       /usr/bin/splashd-kms
+            55d466c00000-55d467000000 r-xp 000f7000 00:1d 1234                       /usr/bin/splashd-kms
+            55d468000000-55d468100000 rw-p 00000000 00:00 0                          [heap]
+            7f0000000000-7f0000400000 rw-s 10000000 00:05 77                         /dev/dri/card0
+            7f0000400000-7f0000500000 r--s 00000000 00:01 88                         /memfd:splashd-font (deleted)
+            7f0000500000-7f0000600000 r--p 00000000 00:1d 99                         /usr/share/fonts/Inter Bold.otf
+            7f0000600000-7f0000601000 rw-p 00000000 00:00 0
+            7ffe93dd8000-7ffe93df9000 rw-p 00000000 00:00 0                          [stack]
+            """
+        let ranges = PageOut.fileMappings(maps: maps)
+        #expect(ranges.map(\.start) == [0x55d4_66b0_9000, 0x55d4_66c0_0000, 0x7f00_0050_0000])
+        #expect(ranges.map(\.length) == [0xf7000, 0x40_0000, 0x10_0000])
+    }
+}
