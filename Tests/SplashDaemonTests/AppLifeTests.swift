@@ -282,17 +282,28 @@ func accepted(_ command: Request.Command, by controller: LaunchController<TestCl
     /// the `app-hung` launch's first frame before its app step killed it, and the splash left
     /// before the new process drew.
     @Test func aCompleteFromTheHungAppThisLaunchReplacesDoesNotCount() async throws {
-        let r = try rig(heartbeat: .seconds(10))
+        let capture = LogCapture()
+        let r = try rig(heartbeat: .seconds(10), logger: capture.logger())
         _ = await r.finish("launch-1")
-        // systemd says the app's main process is this test's own.
+        // systemd says the app's main process is this test's own; the controller has heard it
+        // before the heartbeat is missed (else the launch replaces no process it knows).
         r.bus.send("active", "running", mainPID: UInt32(getpid()))
+        while capture.records(containing: "main pid \(getpid())").isEmpty { await Task.yield() }
         r.clock.advance(to: r.clock.now.offset + .seconds(30))
         _ = await r.h.next { $0.launch == "launch-2" && $0.steps.first { $0.id == "first-frame" }?.status == .running }
+        // Another live process: with no descriptor of the test's (an inherited stdout kept the test
+        // runner waiting for its end, 600 s), and killed and reaped when the test ends.
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/bin/sleep")
         child.arguments = ["600"]
+        child.standardInput = FileHandle.nullDevice
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
         try child.run()
-        defer { child.terminate() }
+        defer {
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+        }
         for sender in [getpid(), child.processIdentifier] {
             guard case .failure(let error) = await r.h.controller.handle(.complete(step: "first-frame"), from: sender) else {
                 Issue.record("a complete from pid \(sender) of the replaced app counted")
