@@ -156,12 +156,16 @@ public struct RendererMachine {
     private var launch: String?
     private var phase: Phase = .loading
     private var shownAt: Duration = .zero
-    /// Master was just gained: the entry animation's clock starts when the outputs are read, with
-    /// the first frame (reading them and making their buffers takes a while on a slow device,
-    /// and the first frame is then still the entry's first, the background alone).
+    /// Master was gained for the first time: the entry animation's clock starts when the outputs
+    /// are read, with the first frame (reading them and making their buffers takes a while on a
+    /// slow device, and the first frame is then still the entry's first, the background alone,
+    /// which needs no text stack).
     private var entryClockPending = false
     /// `entryCached` came: the entry's clock starts at its end.
     private var entrySkipped = false
+    /// The splash was shown before (master gained once): a return's entry runs from master
+    /// gained, as it always did (its first frame needs nothing new: the text stack is up).
+    private var shownOnce = false
     private var slowSince: Duration?
     /// Per output: a flip asked for at this instant and not done yet.
     private var pending: [OutputID: Duration] = [:]
@@ -435,7 +439,8 @@ public struct RendererMachine {
         nextMasterTry = nil
         wantedDisplayAt = nil
         shownAt = now
-        entryClockPending = true
+        entryClockPending = !shownOnce
+        shownOnce = true
         if let since = slowSince { slowSince = max(since, now) }
         focusVisible = false
         outputs = []

@@ -44,6 +44,8 @@ final class RendererLoop {
     /// The splash was (re)drawn from its first frame: once nothing moves, the memory its start
     /// and its entry used is given back (`giveBackMemory`).
     private var giveBackPending = true
+    /// Every output showed its first frame at start.
+    private var startFramesShown = false
     /// `settle` runs: no splashd yet, and the still view is what shows until it answers.
     private var settling = false
 
@@ -220,8 +222,9 @@ final class RendererLoop {
         inbox.append(input)
         while !inbox.isEmpty {
             let next = inbox.removeFirst()
-            // Every frame the machine asks for at once is drawn at the instant it asked: the
-            // outputs' first frames are all the entry's first, however long each present takes.
+            // At start, every frame the machine asks for at once is drawn at the instant it asked:
+            // the outputs' first frames are all the entry's first, however long each present
+            // takes. Later, each at its own instant, as before.
             let at = now
             for action in machine.handle(next, at: at) { try perform(action, at: at) }
         }
@@ -366,8 +369,9 @@ final class RendererLoop {
               widthMM: output.info.widthMM, heightMM: output.info.heightMM)
     }
 
-    private func draw(_ id: UInt32, at: Duration) {
+    private func draw(_ id: UInt32, at asked: Duration) {
         guard let output = outputs.first(where: { $0.info.connector == id }) else { return }
+        let at = startFramesShown ? now : asked
         let cached = cachedFrames.removeValue(forKey: id)
         do {
             let first = try output.present { image in
@@ -395,6 +399,7 @@ final class RendererLoop {
         if let announcement, outputs.allSatisfy({ presented.contains($0.info.connector) }) {
             logger.info("\(announcement(outputs.map(\.description).joined(separator: ", ")))")
             self.announcement = nil
+            startFramesShown = true
         }
     }
 

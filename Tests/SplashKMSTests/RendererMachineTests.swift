@@ -124,6 +124,16 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         h.clock.advance(by: .milliseconds(300))
         _ = h.feed(.outputs([Self.a]))
         #expect(h.machine.times(at: h.now).sinceShown == 300)
+        // A return (master gained again) runs its entry from master gained, as before.
+        let back = Harness()
+        back.boot()
+        back.handOver()
+        _ = back.state("L2", .loading, reason: .appExited)
+        let gained = back.now
+        _ = back.feed(.master(gained: true))
+        back.clock.advance(by: .milliseconds(400))
+        _ = back.feed(.outputs([Self.a, Self.b]))
+        #expect(back.machine.times(at: back.now).sinceShown == 400 && back.now - gained == .milliseconds(400))
     }
 
     @Test func firstFramesFromTheCacheSkipTheEntryAndNothingMovesAfterThem() {
