@@ -21,7 +21,10 @@ struct FrameCacheStore {
         let key = key(width: width, height: height, turn: turn)
         guard access(path(key), F_OK) == 0 else { return .failure(.absent) }
         do {
-            return FirstFrameCache.decode(try FileSystem.readFile(path(key), limit: FirstFrameCache.maximumLength), for: key)
+            // Bounded (a picture of 8192 × 8192 at most), a regular file only, and no link followed:
+            // the cache directory holds what the renderer wrote, nothing it points at.
+            let file = try FileSystem.readFile(path(key), limit: FirstFrameCache.maximumLength, followLinks: false)
+            return FirstFrameCache.decode(file, for: key)
         } catch {
             return .failure(.corrupt("\(error)"))
         }
