@@ -313,6 +313,25 @@ class Page(_Connection):
         with self._cond:
             return list(self._frames)
 
+    def nudge_paint(self) -> None:
+        """Make the compositor draw one more frame without touching what a test samples.
+
+        Chromium sends a screencast frame only when something is drawn, and drops one while two
+        are unacked: when the last frame of an animation is the one dropped, no frame ever shows
+        the end. This toggles the colour of one pixel in the viewport's bottom-right corner (an
+        overlay that never takes input) between two shades one step apart, which draws a frame.
+        """
+        self.evaluate("""(() => {
+            let d = document.getElementById('__nudge');
+            if (!d) {
+                d = document.createElement('div');
+                d.id = '__nudge';
+                d.style.cssText = 'position:fixed;right:0;bottom:0;width:1px;height:1px;z-index:2147483647;pointer-events:none';
+                document.documentElement.appendChild(d);
+            }
+            d.style.background = d.style.background === 'rgb(1, 1, 1)' ? 'rgb(2, 2, 2)' : 'rgb(1, 1, 1)';
+        })()""")
+
     def stop_screencast(self) -> list[Frame]:
         """Stop the screencast and return the frames received, oldest first."""
         try:
