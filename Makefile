@@ -2,10 +2,23 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: build release dist install deb man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms bench-initramfs bench-boot toml-test demo clean fuzz sanitize
+.PHONY: build first-frame release dist install deb man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms bench-initramfs bench-boot toml-test demo clean fuzz sanitize
 
 build:
 	$(SWIFT) build
+	$(MAKE) first-frame
+
+# splashd-kms-first-frame (helpers/): C on the C library alone (the kernel's DRM interface, no
+# libdrm), so that it starts in milliseconds where the Swift renderer takes a second; it shows the
+# first-frame cache and becomes splashd-kms (docs/renderer-kms.md, "From power-on"). Built beside
+# the Swift binaries: the debug build's directory, or FIRST_FRAME_BUILD="-c release"'s. A C
+# executable target of the package would carry the Swift runtime (8.7 MB, statically linked).
+FIRST_FRAME_BUILD ?=
+FIRST_FRAME_CC ?= $(shell command -v cc >/dev/null 2>&1 && echo cc || echo clang)
+FIRST_FRAME_CFLAGS = -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wconversion -Wno-sign-conversion -I/usr/include/libdrm
+first-frame:
+	bin=$$($(SWIFT) build --show-bin-path $(FIRST_FRAME_BUILD)) && mkdir -p "$$bin" && \
+		$(FIRST_FRAME_CC) $(FIRST_FRAME_CFLAGS) -o "$$bin/splashd-kms-first-frame" helpers/splashd-kms-first-frame.c
 
 # Release binaries of splashd, splashctl, splashd-web, splashd-otel and splashd-kms in .build/release
 # (dynamically linked against the Swift runtime). splashd is splashctl too, when called by that
@@ -16,6 +29,7 @@ release:
 	$(SWIFT) build -c release --product splashd-web
 	$(SWIFT) build -c release --product splashd-otel
 	$(SWIFT) build -c release --product splashd-kms
+	$(MAKE) first-frame FIRST_FRAME_BUILD="-c release"
 
 # The shipping binaries, in .build/release too: the Swift runtime linked in (--static-swift-stdlib),
 # so they run on a Debian 12 system without the Swift toolchain (SPEC §11). They replace `release`'s.
@@ -32,11 +46,12 @@ dist:
 	$(SWIFT) build -c release --static-swift-stdlib --product splashd-web $(DIST_FLAGS)
 	$(SWIFT) build -c release --static-swift-stdlib --product splashd-otel $(DIST_FLAGS)
 	$(SWIFT) build -c release --static-swift-stdlib --product splashd-kms $(DIST_FLAGS)
+	$(MAKE) first-frame FIRST_FRAME_BUILD="-c release"
 
 # Installs everything under DESTDIR: binaries (stripped), units, sysusers and tmpfiles snippets,
 # journal catalog, shipped plugins, the page and themes, man pages, completions, docs, and
 # /etc/splashd/splashd.toml unless one exists (docs/packaging.md has the table). BINARIES=DIR takes
-# the four prebuilt binaries (splashd, splashd-web, splashd-otel, splashd-kms) from DIR; without it, `dist`
+# the prebuilt binaries (splashd, splashd-web, splashd-otel, splashd-kms, splashd-kms-first-frame) from DIR; without it, `dist`
 # builds them first.
 PREFIX ?= /usr
 SYSCONFDIR ?= /etc

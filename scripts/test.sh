@@ -9,6 +9,7 @@ scripts/setup.sh
 export SWIFT_BACKTRACE=enable=no
 stage "the debug build and its tests"
 swift build --build-tests
+make --no-print-directory first-frame
 stage "the unit and end-to-end tests"
 swift test --skip-build
 # (The ThreadSanitizer and AddressSanitizer runs, and their builds, are `make sanitize`:
