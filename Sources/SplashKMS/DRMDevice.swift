@@ -23,9 +23,18 @@ public final class DRMDevice {
     public let node: String
     public private(set) var fd: Int32
 
-    public init(path: String) throws(KMSError) {
+    public convenience init(path: String) throws(KMSError) {
         let fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw KMSError("cannot open \(path)", errno: errno) }
+        try self.init(adopting: fd, path: path)
+    }
+
+    /// The device `path` open as `fd`, which this object now owns (closes): the one
+    /// `splashd-kms-first-frame` opened and handed over across exec. It is made close-on-exec and
+    /// non-blocking, as `init(path:)` opens it.
+    public init(adopting fd: Int32, path: String) throws(KMSError) {
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var capability: UInt64 = 0
         guard drmGetCap(fd, UInt64(DRM_CAP_DUMB_BUFFER), &capability) == 0, capability != 0 else {
             Glibc.close(fd)
@@ -84,6 +93,10 @@ public final class DRMDevice {
         var request: (UInt32, UInt32) = (id, 0)
         return ioctl(fd, Self.closeFramebufferRequest, &request) == 0
     }
+
+    /// Removes a framebuffer of this descriptor's (`RMFB`): one on screen is taken off it, so only
+    /// one that nothing shows is removed this way.
+    public func removeFramebuffer(_ id: UInt32) -> Bool { drmModeRmFB(fd, id) == 0 }
 
     /// Whether the driver has atomic mode setting (asked once; the client capability stays set).
     public private(set) lazy var hasAtomic: Bool = drmSetClientCap(fd, UInt64(DRM_CLIENT_CAP_ATOMIC), 1) == 0

@@ -23,6 +23,9 @@ public enum SharedFiles {
     /// The operator's theme, `/etc/splashd/theme`, when it holds a `theme.toml`; else the shipped
     /// default theme (in `directory(holding: marker)`).
     public static func defaultTheme(holding marker: String) -> String {
-        access("/etc/splashd/theme/theme.toml", R_OK) == 0 ? "/etc/splashd/theme" : directory(holding: marker) + "/themes/default"
+        access(etcTheme + "/theme.toml", R_OK) == 0 ? etcTheme : directory(holding: marker) + "/themes/default"
     }
+
+    /// The operator's theme, which the renderers draw when it has a theme.toml.
+    public static let etcTheme = "/etc/splashd/theme"
 }

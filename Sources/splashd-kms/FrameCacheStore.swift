@@ -9,6 +9,11 @@ struct FrameCacheStore {
     let directory: String
     /// The theme's, as `FirstFrameCache.fingerprint` makes it.
     let fingerprint: UInt64
+    /// For the index (`FirstFrameIndex`): the hash of the renderer's arguments, the theme's files
+    /// as they were read, and a file whose coming would change the theme.
+    var arguments: UInt64 = 0
+    var sources: [FirstFrameIndex.Source] = []
+    var absent: [String] = []
 
     private func key(width: Int, height: Int, turn: Int) -> FirstFrameCache.Key {
         .init(fingerprint: fingerprint, width: width, height: height, turn: turn)
@@ -28,6 +33,26 @@ struct FrameCacheStore {
         } catch {
             return .failure(.corrupt("\(error)"))
         }
+    }
+
+    /// One output, for the index.
+    struct IndexedOutput {
+        var name: String
+        var width: Int
+        var height: Int
+        var turn: Int
+    }
+
+    /// Writes the index `splashd-kms-first-frame` reads, unless it already says the same.
+    func storeIndex(_ outputs: [IndexedOutput]) throws(AtomicFile.WriteError) {
+        let path = directory + "/" + FirstFrameIndex.fileName
+        guard let text = FirstFrameIndex.encode(
+            arguments: arguments,
+            outputs: outputs.map { .init(name: $0.name, width: $0.width, height: $0.height, file: key(width: $0.width, height: $0.height, turn: $0.turn).fileName) },
+            files: sources, absent: absent)
+        else { return }
+        if let old = try? FileSystem.readFile(path, limit: 1 << 16, followLinks: false), old == Array(text.utf8) { return }
+        try AtomicFile.write(Array(text.utf8), to: path)
     }
 
     /// Writes `image` (an output's still view, turned `turn` degrees) unless the file already

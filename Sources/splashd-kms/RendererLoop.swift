@@ -59,12 +59,19 @@ final class RendererLoop {
     /// hit: a font that changed outside the theme), once the splash stands still.
     private var framesToStore: Set<UInt32> = []
 
+    /// What `splashd-kms-first-frame` handed over: the open device, with these framebuffers on
+    /// screen (its cached pictures). They are removed once the splash stands still on frames of
+    /// this renderer's (`releaseHandedOverFrames`).
+    private var handOver: (descriptor: Int32, framebuffers: [UInt32])?
+
     private let origin = ContinuousClock.now
     private var inbox: [RendererMachine.Input] = []
 
     init(machine: RendererMachine, painter: SplashPainter, device: String, rotation: SplashRotation?, names: [String],
-         lockPath: String?, lock: DisplayLock?, frameCache: FrameCacheStore?, logger: Logger) {
+         lockPath: String?, lock: DisplayLock?, frameCache: FrameCacheStore?,
+         handOver: (descriptor: Int32, framebuffers: [UInt32])? = nil, logger: Logger) {
         self.machine = machine
+        self.handOver = handOver
         self.frameCache = frameCache
         self.painter = painter
         self.devicePath = device
@@ -81,21 +88,20 @@ final class RendererLoop {
     /// its socket) and follows it for as long as it runs.
     func run(socket path: String) throws {
         // Early in boot the GPU's driver may not be loaded yet: wait for its device.
-        let drm = try DeviceWait.open(devicePath) { self.logger.info("waiting for \(self.devicePath) to appear") }
+        let drm = try adoptHandOver() ?? DeviceWait.open(devicePath) { self.logger.info("waiting for \(self.devicePath) to appear") }
         device = drm
         announce { "first frame on \($0) \(Self.startReport())" }
         // The first frame at once: the theme's background, before splashd answers, and before
         // what it does not need: the input devices (libinput reads every quirks file and asks
         // udev of each device), udev's monitor, fontconfig, pango and the logo's raster.
+        // With splashd-kms-first-frame's pictures on screen nothing waits for this renderer's
+        // first frames: they are the still view drawn afresh, the text stack set up first.
+        if handOver != nil { preparePainter() }
         try feed(.deviceOpened(master: drm.isMaster, closesFramebuffers: drm.hasCloseFramebuffer))
         hotplug = HotplugMonitor()
         input = InputDevices(width: Double(outputs.first?.width ?? 1), height: Double(outputs.first?.height ?? 1))
         if machine.stage == .away { input?.suspend() }
-        do {
-            try painter.prepare()
-        } catch {
-            logger.warning("\(error); the texts are drawn in the theme's font or sans-serif")
-        }
+        preparePainter()
         // The first frames' flips may have come meanwhile (that set-up is long on a slow device):
         // the machine hears of them before anything else, not as flips lost.
         try handleFlips()
@@ -122,6 +128,42 @@ final class RendererLoop {
                 _ = poll(nil, 0, Int32(pause / .milliseconds(1)))
                 pause = min(pause * 2, .seconds(2))
             }
+        }
+    }
+
+    /// The device `splashd-kms-first-frame` opened, with its first frames on screen; nil when it
+    /// handed nothing over (or what it handed is not a mode-setting device: then it is closed, and
+    /// its frames go with it).
+    private func adoptHandOver() -> DRMDevice? {
+        guard let handOver else { return nil }
+        do {
+            let drm = try DRMDevice(adopting: handOver.descriptor, path: devicePath)
+            logger.info("\(devicePath) from splashd-kms-first-frame, with its first frames on \(handOver.framebuffers.count) outputs")
+            return drm
+        } catch {
+            logger.warning("what splashd-kms-first-frame handed over is not \(devicePath): \(error)")
+            self.handOver = nil
+            return nil
+        }
+    }
+
+    /// The helper's framebuffers that no output shows any more are removed (those still shown,
+    /// on an output this renderer does not draw, stay until it does).
+    private func releaseHandedOverFrames() {
+        guard let handOver, let device else { return }
+        let shown = Set(outputs.map { device.scanout(of: $0.info).framebuffer })
+        let removed = handOver.framebuffers.filter { !shown.contains($0) && device.removeFramebuffer($0) }
+        let left = handOver.framebuffers.filter { !removed.contains($0) }
+        self.handOver = left.isEmpty ? nil : (handOver.descriptor, left)
+        if !removed.isEmpty { logger.info("splashd-kms-first-frame's \(removed.count) first frames are let go") }
+    }
+
+    /// The painter's deferred set-up (once: a second call does nothing).
+    private func preparePainter() {
+        do {
+            try painter.prepare()
+        } catch {
+            logger.warning("\(error); the texts are drawn in the theme's font or sans-serif")
         }
     }
 
@@ -232,6 +274,7 @@ final class RendererLoop {
             !outputs.isEmpty, machine.nextWake(after: now) == nil {
             giveBackPending = false
             storeCachedFrames()
+            releaseHandedOverFrames()
             giveBackMemory()
         }
     }
@@ -300,6 +343,7 @@ final class RendererLoop {
         // The old descriptor's buffers go with it (nothing of ours is on screen: the app had it).
         outputs = []
         kept = []
+        handOver = nil
         device.close()
         self.device = fresh
         masterRegained = true
@@ -415,6 +459,16 @@ final class RendererLoop {
     /// clock starts at its end.
     private func loadCachedFrames() {
         guard let frameCache else { return }
+        // splashd-kms-first-frame shows the cache's pictures on every output already: the entry is
+        // skipped, and the first frames are the still view drawn afresh over them, with no
+        // picture read into memory (7 MB for two outputs, the peak's largest part).
+        if let handOver, let device,
+            outputs.allSatisfy({ handOver.framebuffers.contains(device.scanout(of: $0.info).framebuffer) }) {
+            framesToStore = Set(outputs.map(\.info.connector))
+            inbox.append(.entryCached)
+            logger.info("first frames: the still view, over splashd-kms-first-frame's")
+            return
+        }
         var found: [UInt32: ArraySlice<UInt8>] = [:]
         var misses: [String] = []
         for output in outputs {
@@ -439,6 +493,7 @@ final class RendererLoop {
     private func storeCachedFrames() {
         guard let frameCache, !framesToStore.isEmpty else { return }
         defer { framesToStore = [] }
+        var stored = 0
         for output in outputs where framesToStore.contains(output.info.connector) {
             let image = SplashImage(width: output.width, height: output.height)
             painter.draw(SplashView(), at: .init(sinceShown: 60_000), into: image, rotation: output.rotation)
@@ -446,9 +501,17 @@ final class RendererLoop {
                 if try frameCache.store(image, turn: output.rotation.rawValue) {
                     logger.info("\(output.info.name): its first frame is cached for the next start")
                 }
+                stored += 1
             } catch {
                 logger.warning("\(error); the next start draws its first frame without the cache")
             }
+        }
+        // The index splashd-kms-first-frame reads: every output's file, once all of them are there.
+        guard stored == outputs.count else { return }
+        do {
+            try frameCache.storeIndex(outputs.map { .init(name: $0.info.name, width: $0.width, height: $0.height, turn: $0.rotation.rawValue) })
+        } catch {
+            logger.warning("\(error); the next start's first frame waits for the renderer")
         }
     }
 
@@ -483,6 +546,7 @@ final class RendererLoop {
         logger.info("\(devicePath) went away: waiting for it to come back")
         outputs = []
         kept = []
+        handOver = nil
         device?.close()
         device = nil
         do {

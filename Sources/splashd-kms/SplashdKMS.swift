@@ -116,7 +116,7 @@ struct SplashdKMS: ParsableCommand {
 
     @Option(help: ArgumentHelp(
         "Where the first-frame cache is kept: the theme's still view per output size and turn, shown as the next start's first frame (default: none; the unit gives /var/cache/splashd-kms).",
-        discussion: "A file answers only for the theme, palette and firmware logo it was drawn from; the renderer checks it against a fresh drawing once the splash stands still, and rewrites it when it differs. docs/renderer-kms.md, \"From power-on\"."))
+        discussion: "A file answers only for the theme, palette and firmware logo it was drawn from; the renderer checks it against a fresh drawing once the splash stands still, and rewrites it when it differs. Beside the pictures it writes their index (first-frames), from which /usr/lib/splashd/splashd-kms-first-frame, the unit's ExecStart, shows them before this renderer has started, then becomes it (SPLASHD_KMS_FIRST_FRAMES hands the device over). docs/renderer-kms.md, \"From power-on\"."))
     var cacheDir: String?
 
     @Option(help: ArgumentHelp(
@@ -134,6 +134,14 @@ struct SplashdKMS: ParsableCommand {
             parts.append(firmware.file)
         }
         return FirstFrameCache.fingerprint(parts)
+    }
+
+    /// A theme file as it is now, for the first-frame index.
+    static func source(_ path: String) -> FirstFrameIndex.Source? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return .init(path: path, size: UInt64(info.st_size),
+                     modified: UInt64(info.st_mtim.tv_sec) * 1_000_000_000 + UInt64(info.st_mtim.tv_nsec))
     }
 
     func validate() throws {
@@ -162,7 +170,12 @@ struct SplashdKMS: ParsableCommand {
             painter = try SplashPainter(loaded, directory: theme, dark: dark ? true : nil, firmwareLogo: firmware,
                                         deferred: true, logo: IsolatedLogo.init)
             if let cacheDir {
-                frameCache = FrameCacheStore(directory: cacheDir, fingerprint: Self.fingerprint(loaded, dark: dark, firmware: firmware))
+                var store = FrameCacheStore(directory: cacheDir, fingerprint: Self.fingerprint(loaded, dark: dark, firmware: firmware))
+                store.arguments = FirstFrameIndex.argumentsHash(Array(CommandLine.arguments.dropFirst()))
+                store.sources = (["theme.toml"] + loaded.files.keys.sorted()).compactMap { Self.source(theme + "/" + $0) }
+                // The shipped theme stands only while no theme is in /etc/splashd/theme.
+                if self.theme == nil, theme != SharedFiles.etcTheme { store.absent = [SharedFiles.etcTheme + "/theme.toml"] }
+                frameCache = store
             }
             painter.onLogoFailure = { logger.warning("\($0); the splash is drawn without it") }
             painter.onFontFailure = { logger.warning("\($0); the texts are drawn in the theme's font or sans-serif") }
@@ -187,8 +200,12 @@ struct SplashdKMS: ParsableCommand {
         let machine = RendererMachine(theme: painter.theme, touch: TouchMapping.parse(touch) ?? TouchMapping()) { view, width, height, x, y in
             painter.layout(view, width: width, height: height).button(atX: x, y: y)
         }
+        // splashd-kms-first-frame showed the cache's pictures and became this process: the device
+        // it opened is this renderer's (the variable goes, so no child inherits it).
+        let handOver = environment[FirstFrameIndex.handOverVariable].flatMap(FirstFrameIndex.handOver)
+        unsetenv(FirstFrameIndex.handOverVariable)
         let loop = RendererLoop(machine: machine, painter: painter, device: device, rotation: (rotate ?? painter.theme.rotate).flatMap(SplashRotation.init),
-                                names: outputs, lockPath: lockPath, lock: lock, frameCache: frameCache, logger: logger)
+                                names: outputs, lockPath: lockPath, lock: lock, frameCache: frameCache, handOver: handOver, logger: logger)
         do {
             try loop.run(socket: socket ?? SocketDefaults.path(environment: environment))
         } catch let error as KMSError {
