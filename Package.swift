@@ -320,7 +320,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             // The executables are dependencies so `swift test` builds them; the tests run the binaries.
-            dependencies: ["SplashClient", "SplashCore", "TestSupport", "splashd", "splashctl", "splashd-web", "splashd-otel", "splashd-kms", "toml-test-decoder"],
+            dependencies: ["SplashClient", "SplashCore", "SplashKMS", "TestSupport", "splashd", "splashctl", "splashd-web", "splashd-otel", "splashd-kms", "toml-test-decoder"],
             swiftSettings: strict
         ),
     ],

@@ -150,12 +150,27 @@ def test_the_error_view_and_a_quarter_turn():
         screen = wait_screen(machine, 0, lambda s: s.count(0, 0, s.width, s.height, RED, 20) > 200, "the error view's red")
         # Once it stood still, each output's still view (turned) was cached for the next start; a
         # renderer started again shows those as its first frames, then the error view again.
-        until(machine, "[ -s /run/t/cache/first-frame-1280x800-90.raw ] && [ -s /run/t/cache/first-frame-1024x768-90.raw ]",
-              "the first-frame cache written")
+        until(machine, "[ -s /run/t/cache/first-frame-1280x800-90.raw ] && [ -s /run/t/cache/first-frame-1024x768-90.raw ] "
+                       "&& [ -s /run/t/cache/first-frames ]", "the first-frame cache and its index written")
+        assert machine.run("kill $(pgrep -x splashd-kms) && while pgrep -x splashd-kms; do sleep 0.05; done") == 0
+        # Started again as the unit starts it: splashd-kms-first-frame shows both cached pictures,
+        # then becomes the renderer (the same process), which takes its device and frames over and
+        # lets those frames go once its own stand still.
+        assert machine.run(f"{BIN}/splashd-kms-first-frame {BIN}/splashd-kms --socket /run/t/s.sock --theme {THEME} --rotate 90 "
+                           "--cache-dir /run/t/cache >/run/t/kms2.log 2>&1 & echo $! > /run/t/kms2.pid") == 0
+        until(machine, "grep -q \"first frames: the still view, over splashd-kms-first-frame's\" /run/t/kms2.log",
+              "the renderer's first frames over the helper's")
+        log = "/run/t/kms2.log"
+        assert machine.run(f"grep -q 'Virtual-1 (1280x800): the first frame from the cache' {log} && "
+                           f"grep -q 'Virtual-2 (1024x768): the first frame from the cache' {log}") == 0, "the helper's two pictures"
+        assert machine.run(f"grep -q 'from splashd-kms-first-frame, with its first frames on 2 outputs' {log}") == 0, "taken over"
+        assert machine.run('[ "$(pgrep -x splashd-kms)" = "$(cat /run/t/kms2.pid)" ]') == 0, "the helper became the renderer"
+        until(machine, f"grep -q \"splashd-kms-first-frame's 2 first frames are let go\" {log}", "the helper's frames let go")
+        # The renderer started on its own reads the same cache itself.
         assert machine.run("kill $(pgrep -x splashd-kms) && while pgrep -x splashd-kms; do sleep 0.05; done") == 0
         assert machine.run(f"{BIN}/splashd-kms --socket /run/t/s.sock --theme {THEME} --rotate 90 --cache-dir /run/t/cache "
-                           ">/run/t/kms2.log 2>&1 &") == 0
-        until(machine, "grep -q 'first frames from the cache' /run/t/kms2.log", "the first frames from the cache")
+                           ">/run/t/kms3.log 2>&1 &") == 0
+        until(machine, "grep -q 'first frames from the cache (/run/t/cache)' /run/t/kms3.log", "the renderer's own first frames from the cache")
         screen = wait_screen(machine, 0, lambda s: s.count(0, 0, s.width, s.height, RED, 20) > 200, "the error view again")
         w, h = screen.width, screen.height
         # Turned a quarter clockwise: upright it is h x w, and upright (x, y) is at (w - 1 - y, x).

@@ -74,6 +74,7 @@ def test_the_splash_from_the_initramfs_carries_on_in_the_real_root():
             for head in (0, 1):
                 wait_screen(machine, head, logo_and_text_drawn, "the splash after the switch")
             assert machine.run(f"{BIN}/splashd-kms condition; [ $? = 1 ]") == 0, "the unit's condition skips a second renderer"
+            assert machine.run(f"{BIN}/splashd-kms-first-frame --condition; [ $? = 1 ]") == 0, "so does the one the unit runs"
             # splashd starts (its socket where the renderer waits for it): the launch goes on with
             # the same renderer, whose indicator shows once the launch is slow.
             add_plugin(machine, "hold")

@@ -1,0 +1,143 @@
+import Foundation
+import SplashKMS
+import Testing
+import TestSupport
+
+/// splashd-kms-first-frame (helpers/, `make first-frame`): it always becomes the renderer with
+/// its arguments as they were, and shows the cache's pictures only when the index answers for
+/// those arguments and the theme's files as they are; its `--condition` is the unit's. Here
+/// without a DRM device: what it does on one, the VM tests show (Tests/vm/test_kms.py).
+@MainActor @Suite struct FirstFrameHelperTests {
+    var helper: String { "\(Binaries.directory)/splashd-kms-first-frame" }
+
+    /// A renderer that says what it was given: its name, arguments and the hand-over variable.
+    func renderer(in dir: TemporaryDirectory) throws -> String {
+        try dir.write("renderer", "#!/bin/sh\necho \"$0|$*|${SPLASHD_KMS_FIRST_FRAMES-none}\"\n", executable: true)
+    }
+
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandResult {
+        try #require(FileManager.default.isExecutableFile(atPath: helper), "\(helper) is built by `make first-frame`")
+        return try ProcessRunner.run(helper, arguments, environment: environment)
+    }
+
+    @Test func withNoIndexItBecomesTheRendererWithItsArgumentsAsTheyWere() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let renderer = try renderer(in: dir)
+        let result = try run([renderer, "--cache-dir", dir.path, "--theme", "a b"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "\(renderer)|--cache-dir \(dir.path) --theme a b|none\n")
+        #expect(result.stderr.contains("no first frame from the cache: no index (\(dir.path)/first-frames: No such file or directory)"), "\(result.stderr)")
+    }
+
+    @Test func withNoCacheDirectoryOrForASubcommandItOnlyBecomesTheRenderer() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let renderer = try renderer(in: dir)
+        for arguments in [[renderer], [renderer, "--theme", dir.path], [renderer, "check", "--cache-dir", dir.path]] {
+            let result = try run(arguments)
+            #expect(result.status == 0 && result.stderr.isEmpty, "\(arguments): \(result.stderr)")
+            #expect(result.stdout == "\(renderer)|\(arguments.dropFirst().joined(separator: " "))|none\n")
+        }
+    }
+
+    @Test func aHandOverLeftInTheEnvironmentIsNotPassedOn() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let renderer = try renderer(in: dir)
+        let result = try run([renderer], environment: [FirstFrameIndex.handOverVariable: "5 41"])
+        #expect(result.stdout == "\(renderer)||none\n")
+    }
+
+    /// An index for the renderer's arguments and the theme's files as they are: the helper goes on
+    /// to the device (absent here), so the Swift and C hashes of the arguments agree, and so do
+    /// the files' size and time as both read them.
+    @Test func anIndexIsUsedOnlyForItsArgumentsAndTheThemeAsItWas() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let renderer = try renderer(in: dir)
+        let theme = try dir.write("theme.toml", "name = \"X\"\n")
+        let arguments = ["--cache-dir", dir.path, "--device", "\(dir.path)/card9", "--rotate", "90"]
+        func index(for arguments: [String], absent: [String] = []) throws {
+            var info = stat()
+            try #require(stat(theme, &info) == 0)
+            let source = FirstFrameIndex.Source(path: theme, size: UInt64(info.st_size),
+                                                modified: UInt64(info.st_mtim.tv_sec) * 1_000_000_000 + UInt64(info.st_mtim.tv_nsec))
+            let text = try #require(FirstFrameIndex.encode(
+                arguments: FirstFrameIndex.argumentsHash(arguments),
+                outputs: [.init(name: "Virtual-1", width: 64, height: 48, file: "first-frame-64x48-90.raw")], files: [source], absent: absent))
+            _ = try dir.write("first-frames", text)
+        }
+        func stderr() throws -> String {
+            let result = try run([renderer] + arguments)
+            #expect(result.stdout == "\(renderer)|\(arguments.joined(separator: " "))|none\n", "it becomes the renderer whatever the index says")
+            return result.stderr
+        }
+
+        try index(for: arguments)
+        #expect(try stderr().contains("no first frame from the cache: cannot open \(dir.path)/card9: No such file or directory"))
+
+        try index(for: arguments.dropLast() + ["180"])
+        #expect(try stderr().contains("no first frame from the cache: it was drawn for other arguments"))
+
+        try index(for: arguments, absent: ["\(dir.path)/renderer"])
+        #expect(try stderr().contains("no first frame from the cache: the theme changed (\(dir.path)/renderer appeared)"))
+
+        try index(for: arguments)
+        _ = try dir.write("theme.toml", "name = \"Y\"\n")
+        #expect(try stderr().contains("no first frame from the cache: the theme changed (\(theme))"))
+
+        _ = try dir.write("first-frames", "splashd-kms first frames 1\narguments\t1\noutput\tVirtual-1\t64\t48\tf.raw")
+        #expect(try stderr().contains("no first frame from the cache: \(dir.path)/first-frames is cut short"))
+        _ = try dir.write("first-frames", "splashd-kms first frames 2\n")
+        #expect(try stderr().contains("no first frame from the cache: \(dir.path)/first-frames is of another format"))
+        _ = try dir.write("first-frames", "splashd-kms first frames 1\narguments\t1\noutput\tVirtual-1\t0\t48\tf.raw\n")
+        #expect(try stderr().contains("\(dir.path)/first-frames: line 3 is not an output"))
+    }
+
+    /// `--condition`: 1 while the renderer the initramfs started runs (its PID file names a live
+    /// process whose command line starts with @ and whose name starts with splashd-kms), else 0.
+    @Test func theConditionSkipsTheUnitOnlyWhileTheInitramfsRendererRuns() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let pidFile = dir.file("initramfs.pid")
+        #expect(try run(["--condition", pidFile]).status == 0, "no PID file")
+        _ = try dir.write("initramfs.pid", "\(getpid())\n")
+        #expect(try run(["--condition", pidFile]).status == 0, "a process that is not the renderer")
+        // A process named splashd-kms… whose command line starts with @, as Initramfs.prepare makes it.
+        let sleeper = dir.file("splashd-kms-sleep")
+        try FileManager.default.copyItem(atPath: "/bin/sleep", toPath: sleeper)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", "exec -a @splashd-kms \"$0\" 600", sleeper]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        let pid = process.processIdentifier
+        _ = try dir.write("initramfs.pid", "\(pid)\n")
+        // Until bash has become the sleeper (its exec): a bounded wait on /proc, not a sleep.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) != "splashd-kms-sle\n", ContinuousClock.now < deadline {
+            _ = poll(nil, 0, 10)
+        }
+        let result = try run(["--condition", pidFile])
+        #expect(result.status == 1)
+        #expect(result.stdout == "the renderer the initramfs started (PID \(pid)) has the display: no second one\n")
+        _ = try dir.write("initramfs.pid", "\(pid) 7\n")
+        #expect(try run(["--condition", pidFile]).status == 0, "not a PID file")
+    }
+
+    @Test func withoutARendererItSaysHowItIsUsed() throws {
+        let result = try run([])
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("usage: splashd-kms-first-frame RENDERER [ARGUMENT...]"), "\(result.stderr)")
+        let missing = try run(["/nonexistent/renderer"])
+        #expect(missing.status == 127)
+        #expect(missing.stderr.contains("cannot run /nonexistent/renderer: No such file or directory"))
+    }
+}
