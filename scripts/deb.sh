@@ -53,7 +53,7 @@ declare -A files=(
         usr/share/man/man1/splashd-web.1.gz $(completions splashd-web)"
     [splashd-otel]="usr/bin/splashd-otel usr/lib/systemd/system/splashd-otel.service
         usr/share/man/man1/splashd-otel.1.gz $(completions splashd-otel)"
-    [splashd-kms]="usr/bin/splashd-kms usr/lib/systemd/system/splashd-kms.service usr/lib/systemd/system/splashd-kms-handoff.service
+    [splashd-kms]="usr/bin/splashd-kms usr/lib/splashd/splashd-kms-first-frame usr/lib/systemd/system/splashd-kms.service usr/lib/systemd/system/splashd-kms-handoff.service
         usr/share/man/man1/splashd-kms.1.gz $(completions splashd-kms) usr/share/initramfs-tools etc/splashd/initramfs.conf
         var/cache/splashd-kms"
     [splashd-themes]="usr/share/splashd/themes"

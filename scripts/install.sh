@@ -4,7 +4,8 @@
 #
 #   scripts/install.sh BINARIES_DIR
 #
-# BINARIES_DIR holds splashd, splashd-web, splashd-otel and splashd-kms to install (stripped on the way);
+# BINARIES_DIR holds splashd, splashd-web, splashd-otel, splashd-kms and splashd-kms-first-frame to
+# install (stripped on the way);
 # splashctl is a link to splashd, which is splashctl when called by that name. Environment:
 # DESTDIR (default: none, the live system), PREFIX (default /usr), SYSCONFDIR (default /etc),
 # STRIP (default strip). /etc/splashd/splashd.toml is installed only where none exists, so an
@@ -19,8 +20,8 @@ prefix=${PREFIX:-/usr}
 sysconfdir=${SYSCONFDIR:-/etc}
 strip=${STRIP:-strip}
 
-for tool in splashd splashd-web splashd-otel splashd-kms; do
-    [[ -x $binaries/$tool ]] || { echo "install: no executable $binaries/$tool (make dist, or BINARIES=DIR)" >&2; exit 1; }
+for tool in splashd splashd-web splashd-otel splashd-kms splashd-kms-first-frame; do
+    [[ -x $binaries/$tool ]] || { echo "install: no executable $binaries/$tool (make dist, or make first-frame and BINARIES=DIR)" >&2; exit 1; }
 done
 
 bindir=$prefix/bin
@@ -42,6 +43,10 @@ for tool in splashd splashd-web splashd-otel splashd-kms; do
     install -m 0755 "$binaries/$tool" "$root$bindir/$tool"
     "$strip" --remove-section=.comment --remove-section=.note "$root$bindir/$tool"
 done
+# The native renderer's first frame, which becomes splashd-kms (its unit's ExecStart): not a
+# command of its own.
+install -D -m 0755 "$binaries/splashd-kms-first-frame" "$root$libdir/splashd/splashd-kms-first-frame"
+"$strip" --remove-section=.comment --remove-section=.note "$root$libdir/splashd/splashd-kms-first-frame"
 # One executable for the daemon and its client: 15 MB less on disk, 4 MB less to download
 # (docs/benchmarks.md, "Package sizes").
 ln -sfn splashd "$root$bindir/splashctl"
@@ -50,7 +55,8 @@ ln -sfn splashd "$root$bindir/splashctl"
 for unit in splashd.service splashd.socket splashd-finished.service splashd-web.service splashd-otel.service \
     splashd-kms.service splashd-kms-handoff.service; do
     dir "$unitdir"
-    sed -e "s|/usr/bin/splash|$bindir/splash|g" -e "s|file:/usr/share/doc/splashd/|file:$docdir/|g" \
+    sed -e "s|/usr/bin/splash|$bindir/splash|g" -e "s|/usr/lib/splashd/splashd-kms|$libdir/splashd/splashd-kms|g" \
+        -e "s|file:/usr/share/doc/splashd/|file:$docdir/|g" \
         "systemd/$unit" >"$root$unitdir/$unit"
     chmod 0644 "$root$unitdir/$unit"
 done

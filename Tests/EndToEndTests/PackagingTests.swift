@@ -17,6 +17,7 @@ import TestSupport
         "usr/bin/splashd-web",
         "usr/bin/splashd-otel",
         "usr/bin/splashd-kms",
+        "usr/lib/splashd/splashd-kms-first-frame",
         "usr/lib/splashd/plugins/wait-device.toml",
         "usr/lib/splashd/plugins/wait-device/wait-device.sh",
         "usr/lib/splashd/plugins/wait-network.toml",
@@ -78,7 +79,7 @@ import TestSupport
     static let links = ["usr/bin/splashctl": "splashd"]
 
     static let executables: Set<String> = [
-        "usr/bin/splashd", "usr/bin/splashd-web", "usr/bin/splashd-otel", "usr/bin/splashd-kms",
+        "usr/bin/splashd", "usr/bin/splashd-web", "usr/bin/splashd-otel", "usr/bin/splashd-kms", "usr/lib/splashd/splashd-kms-first-frame",
         "usr/lib/splashd/plugins/wait-device/wait-device.sh",
         "usr/lib/splashd/plugins/wait-network/wait-network.sh",
         "usr/share/initramfs-tools/hooks/splashd-kms",
@@ -144,6 +145,16 @@ import TestSupport
             let version = try ProcessRunner.run(path, ["--version"])
             #expect(version.status == 0 && version.stdout == "\(splashdVersion)\n", "\(version.stdout)\(version.stderr)")
         }
+        // The first-frame helper: stripped, on the C library alone, and it runs.
+        let helper = "\(root)/usr/lib/splashd/splashd-kms-first-frame"
+        if let readelf = Tool.path("readelf") {
+            let sections = try ProcessRunner.run(readelf, ["-S", "-d", "-W", helper])
+            #expect(!sections.stdout.contains(".symtab") && !sections.stdout.contains(".debug_info"), "the helper is stripped")
+            let needed = sections.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+            #expect(needed.count == 1 && needed[0].contains("[libc.so.6]"), "\(needed)")
+        }
+        let usage = try ProcessRunner.run(helper, [])
+        #expect(usage.status == 2 && usage.stderr.hasPrefix("usage: splashd-kms-first-frame"), "\(usage.stderr)")
     }
 
     /// With PREFIX=/usr the units, snippets, catalog, plugins and default configuration are the
