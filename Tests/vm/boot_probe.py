@@ -37,8 +37,9 @@ def connected_outputs():
     return count
 
 
-def crtcs_showing(comm):
-    """The CRTCs whose planes scan out a framebuffer that `comm` made."""
+def crtcs_showing(comms):
+    """The CRTCs whose planes scan out a framebuffer that one of `comms` made (a process's name as
+    the kernel keeps it: 15 characters at most)."""
     with open(STATE) as f:
         text = f.read()
     crtcs, crtc, in_plane = set(), None, False
@@ -48,7 +49,8 @@ def crtcs_showing(comm):
             in_plane, crtc = line.startswith("plane["), None
         elif in_plane and stripped.startswith("crtc="):
             crtc = stripped[len("crtc="):]
-        elif in_plane and stripped == f"allocated by = {comm}" and crtc and crtc != "(null)":
+        elif in_plane and stripped.startswith("allocated by = ") and stripped[len("allocated by = "):] in comms \
+                and crtc and crtc != "(null)":
             crtcs.add(crtc)
     return crtcs
 
@@ -71,7 +73,7 @@ def main():
     kind = sys.argv[1]
     if kind == "plymouth":
         root = sys.argv[2]
-        comm = "plymouthd"
+        comms = ("plymouthd",)
         os.makedirs("/run/plymouth", exist_ok=True)
         start = boottime()
         # As Debian's initramfs script starts it (scripts/init-premount/plymouth), but in the
@@ -87,14 +89,17 @@ def main():
         subprocess.run([client, "show-splash"], check=True)
     else:
         bin_dir, theme, socket = sys.argv[2:5]
-        comm = "splashd-kms"
+        # "kms-first-frame": as the unit starts it, splashd-kms-first-frame showing the cache,
+        # then becoming splashd-kms (the same process: its frames count as the program's).
+        comms = ("splashd-kms", "splashd-kms-fir")
+        helper = [f"{bin_dir}/splashd-kms-first-frame"] if kind == "kms-first-frame" else []
         start = boottime()
-        program = subprocess.Popen([f"{bin_dir}/splashd-kms", "--socket", socket, "--theme", theme, *sys.argv[5:]],
+        program = subprocess.Popen(helper + [f"{bin_dir}/splashd-kms", "--socket", socket, "--theme", theme, *sys.argv[5:]],
                                    stdout=open("/run/t/kms.log", "w"), stderr=subprocess.STDOUT)
     first = None
     end = start + 120
     while boottime() < end and program.poll() is None:
-        if len(crtcs_showing(comm)) >= outputs:
+        if len(crtcs_showing(comms)) >= outputs:
             first = boottime() - start
             break
         time.sleep(0.01)
@@ -104,7 +109,7 @@ def main():
         # over; at most a minute here); Plymouth's spinner turns for as long as it shows, and its
         # memory is flat from its first second: 3 s after its first frame.
         settled = first + 3
-        if kind == "kms":
+        if kind != "plymouth":
             while boottime() < start + 60 and "stands still" not in open("/run/t/kms.log").read():
                 time.sleep(0.05)
             settled = boottime() - start
