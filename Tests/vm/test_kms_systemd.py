@@ -190,6 +190,10 @@ def test_the_apps_life_on_a_real_display_under_systemd(image):
         print(f"the boot: frames per output {runs}")
         ok("splashctl wait finished --timeout 300s", "the boot's launch finished")
         ok("journalctl -b -u splashd-kms -o cat | grep -q 'the app has the display'", "the renderer's hand-off at boot")
+        # The unit starts splashd-kms-first-frame, which (no cache yet at a first boot) became the
+        # renderer: the same unit's process, under the unit's sandbox.
+        ok("journalctl -b -u splashd-kms -o cat | grep -q '^splashd-kms-first-frame: no first frame from the cache: no index'",
+           "the helper's word, then the renderer")
 
         # 1. The app crashes: splashd's watch starts an app-exited launch, the renderer takes the
         #    display back, the app's unit is restarted through the polkit grant and waits in
