@@ -50,13 +50,20 @@
 
 static const char *program = "splashd-kms-first-frame";
 
+/* One line on standard error (the journal, under the unit). Control characters (a path's, an
+ * output's name as the index has them) are written escaped, \xNN: one line stays one line. */
 static void say(const char *format, ...) {
+    char line[8192];
     va_list args;
     va_start(args, format);
-    fprintf(stderr, "%s: ", program);
-    vfprintf(stderr, format, args);
-    fputc('\n', stderr);
+    vsnprintf(line, sizeof line, format, args);
     va_end(args);
+    fprintf(stderr, "%s: ", program);
+    for (const unsigned char *p = (const unsigned char *)line; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f) fprintf(stderr, "\\x%02x", *p);
+        else fputc(*p, stderr);
+    }
+    fputc('\n', stderr);
 }
 
 /* FNV-1a as FirstFrameCache counts it: eight bytes (a little-endian word) a step, then the tail a

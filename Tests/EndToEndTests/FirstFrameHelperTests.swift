@@ -95,6 +95,19 @@ import TestSupport
         #expect(try stderr().contains("\(dir.path)/first-frames: line 3 is not an output"))
     }
 
+    /// What the index names reaches the journal escaped: one line stays one line, with no
+    /// terminal control in it.
+    @Test func controlCharactersOfTheIndexAreEscapedInTheLine() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let renderer = try renderer(in: dir)
+        let hostile = try dir.write("e\u{1B}[31mred\r", "")
+        _ = try dir.write("first-frames", "splashd-kms first frames 1\narguments\t1\noutput\tV\t1\t1\tf\nabsent\t\(hostile)\n")
+        let result = try run([renderer, "--cache-dir", dir.path])
+        #expect(result.stderr == "splashd-kms-first-frame: no first frame from the cache: the theme changed (\(dir.path)/e\\x1b[31mred\\x0d appeared)\n",
+                "\(result.stderr.debugDescription)")
+    }
+
     /// `--condition`: 1 while the renderer the initramfs started runs (its PID file names a live
     /// process whose command line starts with @ and whose name starts with splashd-kms), else 0.
     @Test func theConditionSkipsTheUnitOnlyWhileTheInitramfsRendererRuns() throws {
