@@ -1,4 +1,5 @@
 import CPango
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,12 +11,22 @@ import Glibc
 /// FreeType reads TrueType, OpenType, WOFF and WOFF2.
 enum FontFile {
     /// Loaded files by their bytes' identity: a theme's painter made twice adds its font once.
-    nonisolated(unsafe) private static var families: [[UInt8]: String] = [:]
+    /// Painters are made on several threads at once (the tests draw in parallel): the lock is
+    /// held for the whole registration, so two of the same bytes add the font once.
+    private static let families = Mutex<[[UInt8]: String]>([:])
 
     /// Adds the font to fontconfig's current configuration and tells pango's font map; returns
     /// the font's own family name (which the page's `@font-face` would have called `font`).
     static func register(_ bytes: [UInt8], path: String) throws(SplashDrawError) -> String {
-        if let family = families[bytes] { return family }
+        try families.withLock { (families: inout [[UInt8]: String]) throws(SplashDrawError) -> String in
+            if let family = families[bytes] { return family }
+            let family = try add(bytes, path: path)
+            families[bytes] = family
+            return family
+        }
+    }
+
+    private static func add(_ bytes: [UInt8], path: String) throws(SplashDrawError) -> String {
         let fd = splash_font_memfd()
         guard fd >= 0 else { throw .badFont(path: path, reason: String(cString: strerror(errno))) }
         var written = 0
@@ -44,7 +55,6 @@ enum FontFile {
         let family = String(cString: value)
         // pango's fontconfig map caches what it found: it looks again.
         pango_fc_font_map_config_changed(OpaquePointer(pango_cairo_font_map_get_default()))
-        families[bytes] = family
         return family
     }
 }
