@@ -159,7 +159,7 @@ private final class WatchSink: Sendable {
 
 /// A detached POSIX thread for work that blocks (poll, a D-Bus call).
 enum BlockingThread {
-    private final class Body: @unchecked Sendable {
+    private final class Body: Sendable {
         let run: @Sendable () -> Void
         init(_ run: @escaping @Sendable () -> Void) { self.run = run }
     }

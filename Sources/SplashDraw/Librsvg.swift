@@ -23,7 +23,7 @@ enum Librsvg {
         init(_ reason: String) { self.reason = reason }
     }
 
-    struct Functions: @unchecked Sendable {
+    struct Functions: Sendable {
         let newFromData: NewFromData
         let renderDocument: RenderDocument
     }

@@ -171,7 +171,7 @@ public final class DRMDevice {
 
     /// What one connected output is: its name (`Virtual-1`, `HDMI-A-1`), the connector, the CRTC
     /// that will drive it, and its preferred mode.
-    public struct OutputInfo: @unchecked Sendable {
+    public struct OutputInfo: Sendable {
         public var name: String
         public var connector: UInt32
         public var crtc: UInt32
