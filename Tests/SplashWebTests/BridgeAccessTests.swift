@@ -54,9 +54,15 @@ import Testing
             }
             #expect(error.code == .permissionDenied, "\(line)")
         }
-        guard case .failure(let error) = check(#"{"cmd":"relaunch","id":7}"#, .control) else { return }
+        guard case .failure(let error) = check(#"{"cmd":"relaunch","id":7}"#, .control) else {
+            Issue.record("relaunch would reach the daemon")
+            return
+        }
         #expect(error.id == .number(7), "the page's id is echoed")
-        guard case .failure(let bad) = check("not json", .control) else { return }
+        guard case .failure(let bad) = check("not json", .control) else {
+            Issue.record("a line that is not JSON would reach the daemon")
+            return
+        }
         #expect(bad.code == .badRequest)
     }
 }
