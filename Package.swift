@@ -50,7 +50,7 @@ let package = Package(
         // file replacement (AtomicFile), the environment, unbuffered stdout/stderr.
         .target(
             name: "SplashSupport",
-            dependencies: [.product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["CLinuxShims", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strict
         ),
         // TOML configuration and plugin manifests -> core types, with located errors. Its own TOML

@@ -517,26 +517,14 @@ final class RendererLoop {
 
     /// The splash stands still: the heap its drawing grew goes back to the system, and the pages
     /// of the program's and its libraries' files that its start touched are paged out
-    /// (`PageOut`; MADV_PAGEOUT, Linux 5.4): what stays resident is what a still splash uses.
+    /// (`MemoryRelease`, as splashd does after a launch; MADV_PAGEOUT, Linux 5.4): what stays
+    /// resident is what a still splash uses.
     private func giveBackMemory() {
-        let before = Self.residentBytes()
-        _ = splashd_malloc_trim()
-        guard let maps = try? FileSystem.readFile("/proc/self/maps", limit: 1 << 20) else { return }
-        for range in PageOut.fileMappings(maps: String(decoding: maps, as: UTF8.self)) {
-            _ = madvise(UnsafeMutableRawPointer(bitPattern: range.start), Int(range.length), PageOut.madvisePageOut)
-        }
-        if let before, let after = Self.residentBytes() {
-            func mb(_ bytes: Int) -> String { "\((Double(bytes) / 104_857.6).rounded() / 10) MB" }
+        let outcome = MemoryRelease.releaseIdleMemory(sharedToo: true)
+        if let before = outcome.residentBefore, let after = outcome.residentAfter {
+            func mb(_ kilobytes: Int) -> String { "\((Double(kilobytes) / 102.4).rounded() / 10) MB" }
             logger.info("the splash stands still: resident memory \(mb(before)) → \(mb(after))")
         }
-    }
-
-    /// This process's resident memory (/proc/self/statm's second field, in pages).
-    private static func residentBytes() -> Int? {
-        guard let statm = try? FileSystem.readFile("/proc/self/statm", limit: 256) else { return nil }
-        let fields = String(decoding: statm, as: UTF8.self).split(separator: " ")
-        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
     /// The device went away (its driver unbound; early in boot, a firmware framebuffer such as

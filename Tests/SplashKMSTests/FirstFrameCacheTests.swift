@@ -2,7 +2,7 @@
 import Testing
 
 /// The first-frame cache's files: a hit, a miss, the theme changed, the output's size changed, a
-/// file torn by a power cut; and the mappings a still renderer pages out.
+/// file torn by a power cut.
 @Suite struct FirstFrameCacheTests {
     static let key = FirstFrameCache.Key(fingerprint: FirstFrameCache.fingerprint([Array("theme".utf8)]), width: 4, height: 3, turn: 0)
     static let pixels: [UInt8] = (0..<48).map { UInt8($0 * 5) }
@@ -62,21 +62,5 @@ import Testing
         let bytes: [UInt8] = Array(0..<13)
         #expect(FirstFrameCache.fnv(bytes, FirstFrameCache.fnvOffset) == FirstFrameCache.fnv(bytes[...], FirstFrameCache.fnvOffset))
         #expect(FirstFrameCache.fnv(bytes, FirstFrameCache.fnvOffset) != FirstFrameCache.fnv(Array(bytes.dropLast()), FirstFrameCache.fnvOffset))
-    }
-
-    @Test func aStillRendererPagesOutItsFilesButNotItsBuffersNorItsFontInMemory() {
-        let maps = """
-            55d466b09000-55d466c00000 r--p 00000000 00:1d 1234                       /usr/bin/splashd-kms
-            55d466c00000-55d467000000 r-xp 000f7000 00:1d 1234                       /usr/bin/splashd-kms
-            55d468000000-55d468100000 rw-p 00000000 00:00 0                          [heap]
-            7f0000000000-7f0000400000 rw-s 10000000 00:05 77                         /dev/dri/card0
-            7f0000400000-7f0000500000 r--s 00000000 00:01 88                         /memfd:splashd-font (deleted)
-            7f0000500000-7f0000600000 r--p 00000000 00:1d 99                         /usr/share/fonts/Inter Bold.otf
-            7f0000600000-7f0000601000 rw-p 00000000 00:00 0
-            7ffe93dd8000-7ffe93df9000 rw-p 00000000 00:00 0                          [stack]
-            """
-        let ranges = PageOut.fileMappings(maps: maps)
-        #expect(ranges.map(\.start) == [0x55d4_66b0_9000, 0x55d4_66c0_0000, 0x7f00_0050_0000])
-        #expect(ranges.map(\.length) == [0xf7000, 0x40_0000, 0x10_0000])
     }
 }

@@ -1,5 +1,4 @@
-@testable import SplashDaemon
-import SplashSupport
+@testable import SplashSupport
 import Testing
 
 @Suite struct MemoryReleaseTests {
@@ -23,6 +22,30 @@ import Testing
             .init(start: 0x7f00_0050_0000, end: 0x7f00_0060_0000),
             .init(start: 0x7f00_0070_0000, end: 0x7f00_0070_1000),
         ])
+    }
+
+    /// The renderer's choice (`sharedToo`): its shared file mappings too, but not its DRM buffers
+    /// under /dev nor its font in memory (memfd), which have no disk to come back from.
+    @Test func aStillRendererPagesOutItsFilesButNotItsBuffersNorItsFontInMemory() {
+        let maps = """
+            55d466b09000-55d466c00000 r--p 00000000 00:1d 1234                       /usr/bin/splashd-kms
+            55d466c00000-55d467000000 r-xp 000f7000 00:1d 1234                       /usr/bin/splashd-kms
+            55d468000000-55d468100000 rw-p 00000000 00:00 0                          [heap]
+            7f0000000000-7f0000400000 rw-s 10000000 00:05 77                         /dev/dri/card0
+            7f0000400000-7f0000500000 r--s 00000000 00:01 88                         /memfd:splashd-font (deleted)
+            7f0000500000-7f0000600000 r--p 00000000 00:1d 99                         /usr/share/fonts/Inter Bold.otf
+            7f0000600000-7f0000700000 r--s 00000000 00:1d 98                         /var/cache/fontconfig/x.cache-8
+            7f0000700000-7f0000701000 rw-p 00000000 00:00 0
+            7ffe93dd8000-7ffe93df9000 rw-p 00000000 00:00 0                          [stack]
+            """
+        #expect(MemoryRelease.fileBackedRegions(maps: maps, sharedToo: true) == [
+            .init(start: 0x55d4_66b0_9000, end: 0x55d4_66c0_0000),
+            .init(start: 0x55d4_66c0_0000, end: 0x55d4_6700_0000),
+            .init(start: 0x7f00_0050_0000, end: 0x7f00_0060_0000),
+            .init(start: 0x7f00_0060_0000, end: 0x7f00_0070_0000),
+        ])
+        #expect(MemoryRelease.fileBackedRegions(maps: maps).map(\.start) == [0x55d4_66b0_9000, 0x55d4_66c0_0000, 0x7f00_0050_0000],
+                "the daemon's: private ones only")
     }
 
     /// On this process: the kernel takes every advice (Linux 5.4 or later), and the pages it was
