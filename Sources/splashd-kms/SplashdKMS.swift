@@ -18,8 +18,8 @@ struct SplashdKMSCommand: ParsableCommand {
         commandName: "splashd-kms",
         abstract: "Draw the splash on the display through DRM/KMS (no browser, no compositor).",
         version: splashdVersion,
-        subcommands: [SplashdKMS.self, Check.self, Wait.self, Condition.self, RenderLogo.self],
-        defaultSubcommand: SplashdKMS.self
+        subcommands: [Run.self, Check.self, Wait.self, Condition.self, RenderLogo.self],
+        defaultSubcommand: Run.self
     )
 
     /// `splashd-kms check --theme DIR`.
@@ -74,146 +74,6 @@ struct SplashdKMSCommand: ParsableCommand {
                 Logger(label: "splashd-kms").error("\(error)")
                 throw ExitCode(78)
             }
-        }
-    }
-}
-
-/// Runs the renderer (the default).
-struct SplashdKMS: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "run",
-        abstract: "Draw the splash on every connected output, hand the display to the app, and take it back for every later launch (the default)."
-    )
-
-    @Option(help: "splashd's socket (default: $SPLASHD_SOCKET, else \(SocketDefaults.path)).")
-    var socket: String?
-
-    @Option(help: "The theme's directory (default: /etc/splashd/theme if it holds a theme.toml, else the shipped default, as splashd-web).")
-    var theme: String?
-
-    @Option(help: "The DRM device.")
-    var device = "/dev/dri/card0"
-
-    @Option(help: "Turn the picture clockwise on every output: 0, 90, 180 or 270 (default: the theme's rotate, else each output's panel orientation).")
-    var rotate: Int?
-
-    @Option(name: .customLong("output"), help: "Show the splash on this output only (a name such as HDMI-A-1 or Virtual-2, as the log says); repeat it for several (default: every connected output).")
-    var outputs: [String] = []
-
-    @Option(name: .customLong("touch"), help: ArgumentHelp(
-        "Presses of this input device land on this output: DEVICE=OUTPUT, DEVICE being the device's name (as the log says it) or its node (/dev/input/event3); repeat it for several.",
-        discussion: "Without it a device is on the output udev's WL_OUTPUT property names, else on the one output of its physical size (a touch screen), else on the first."))
-    var touch: [String] = []
-
-    @Option(help: "The lock held while the renderer has the display (`splashd-kms wait` waits for it; default: display.lock in $RUNTIME_DIRECTORY, as systemd's unit sets it, else none).")
-    var displayLock: String?
-
-    @Flag(help: "The theme's dark palette.")
-    var dark = false
-
-    @Option(help: .hidden)
-    var firmwareLogo = FirmwareLogo.directory
-
-    @Option(help: ArgumentHelp(
-        "Where the first-frame cache is kept: the theme's still view per output size and turn, shown as the next start's first frame (default: none; the unit gives /var/cache/splashd-kms).",
-        discussion: "A file answers only for the theme, palette and firmware logo it was drawn from; the renderer checks it against a fresh drawing once the splash stands still, and rewrites it when it differs. Beside the pictures it writes their index (first-frames), from which /usr/lib/splashd/splashd-kms-first-frame, the unit's ExecStart, shows them before this renderer has started, then becomes it (SPLASHD_KMS_FIRST_FRAMES hands the device over). docs/renderer-kms.md, \"From power-on\"."))
-    var cacheDir: String?
-
-    @Option(help: ArgumentHelp(
-        "Started in the initramfs: the real root will be mounted at this directory (initramfs-tools' $rootmnt, /root).",
-        discussion: "The renderer marks itself to survive the switch (@ first on its command line), writes its PID to /run/splashd-kms/initramfs.pid, and moves into the real root on SIGUSR1 (the initramfs's init-bottom script sends it), answering in /run/splashd-kms/new-root. docs/renderer-kms.md, \"From the initramfs\"."))
-    var newRoot: String?
-
-    /// What the still view is drawn from, for the first-frame cache: the renderer's version, the
-    /// theme as loaded and its files, the palette, the firmware's logo and its place.
-    static func fingerprint(_ loaded: ThemeLoader.Loaded, dark: Bool, firmware: FirmwareLogo?) -> UInt64 {
-        var parts: [[UInt8]] = [Array("splashd-kms \(splashdVersion)".utf8), Array(String(describing: loaded.theme).utf8), [dark ? 1 : 0]]
-        for (name, file) in loaded.files.sorted(by: { $0.key < $1.key }) { parts += [Array(name.utf8), file.bytes] }
-        if let firmware {
-            parts.append(Array("\(firmware.width)x\(firmware.height)+\(firmware.x)+\(firmware.y)".utf8))
-            parts.append(firmware.file)
-        }
-        return FirstFrameCache.fingerprint(parts)
-    }
-
-    /// A theme file as it is now, for the first-frame index.
-    static func source(_ path: String) -> FirstFrameIndex.Source? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return .init(path: path, size: UInt64(info.st_size),
-                     modified: UInt64(info.st_mtim.tv_sec) * 1_000_000_000 + UInt64(info.st_mtim.tv_nsec))
-    }
-
-    func validate() throws {
-        if let rotate, SplashRotation(rawValue: rotate) == nil { throw ValidationError("--rotate takes 0, 90, 180 or 270") }
-        if TouchMapping.parse(touch) == nil { throw ValidationError("--touch takes DEVICE=OUTPUT, e.g. \"ILITEK ILITEK-TP=HDMI-A-2\"") }
-    }
-
-    func run() throws {
-        let environment = ProcessEnvironment.current()
-        LogOutput.bootstrap(format: .auto, level: .info, environment: environment, identifier: "splashd-kms")
-        let logger = Logger(label: "splashd-kms")
-        if let newRoot {
-            do {
-                try Initramfs.prepare(newRoot: newRoot)
-            } catch {
-                logger.error("\(error)")
-                throw ExitCode(73)
-            }
-        }
-        let painter: SplashPainter
-        var frameCache: FrameCacheStore?
-        do {
-            let theme = self.theme ?? SharedFiles.defaultTheme(holding: "themes/default/theme.toml")
-            let loaded = try ThemeLoader.load(directory: theme)
-            let firmware = FirmwareLogo.read(for: loaded.theme, from: firmwareLogo) { logger.info("\($0)") }
-            painter = try SplashPainter(loaded, directory: theme, dark: dark ? true : nil, firmwareLogo: firmware,
-                                        deferred: true, logo: IsolatedLogo.init)
-            if let cacheDir {
-                var store = FrameCacheStore(directory: cacheDir, fingerprint: Self.fingerprint(loaded, dark: dark, firmware: firmware))
-                store.arguments = FirstFrameIndex.argumentsHash(Array(CommandLine.arguments.dropFirst()))
-                store.sources = (["theme.toml"] + loaded.files.keys.sorted()).compactMap { Self.source(theme + "/" + $0) }
-                // The shipped theme stands only while no theme is in /etc/splashd/theme.
-                if self.theme == nil, theme != SharedFiles.etcTheme { store.absent = [SharedFiles.etcTheme + "/theme.toml"] }
-                frameCache = store
-            }
-            painter.onLogoFailure = { logger.warning("\($0); the splash is drawn without it") }
-            painter.onFontFailure = { logger.warning("\($0); the texts are drawn in the theme's font or sans-serif") }
-        } catch {
-            logger.error("\(error)")
-            throw ExitCode(78)
-        }
-        // The display is ours from here until the hand-off: `splashd-kms wait` (the hand-off
-        // unit, or the app's ExecStartPre) waits for this lock, and systemd starts that unit once
-        // this one is ready.
-        let lockPath = displayLock ?? environment["RUNTIME_DIRECTORY"].map { "\($0.split(separator: ":").first ?? "")/display.lock" }
-        var lock: DisplayLock?
-        if let lockPath {
-            do {
-                lock = try DisplayLock(path: lockPath)
-            } catch {
-                logger.error("\(error)")
-                throw ExitCode(73)
-            }
-        }
-        _ = SystemdNotifier(environment: environment).notify("READY=1\nSTATUS=Waiting for the display")
-        let machine = RendererMachine(theme: painter.theme, touch: TouchMapping.parse(touch) ?? TouchMapping()) { view, width, height, x, y in
-            painter.layout(view, width: width, height: height).button(atX: x, y: y)
-        }
-        // splashd-kms-first-frame showed the cache's pictures and became this process: the device
-        // it opened is this renderer's (the variable goes, so no child inherits it).
-        let handOver = environment[FirstFrameIndex.handOverVariable].flatMap(FirstFrameIndex.handOver)
-        unsetenv(FirstFrameIndex.handOverVariable)
-        let loop = RendererLoop(machine: machine, painter: painter, device: device, rotation: (rotate ?? painter.theme.rotate).flatMap(SplashRotation.init),
-                                names: outputs, lockPath: lockPath, lock: lock, frameCache: frameCache, handOver: handOver, logger: logger)
-        do {
-            try loop.run(socket: socket ?? SocketDefaults.path(environment: environment))
-        } catch let error as KMSError {
-            logger.error("\(error)")
-            throw ExitCode(69)
-        } catch let error as ClientError {
-            logger.error("\(error)")
-            throw ExitCode(error.exitCode)
         }
     }
 }
