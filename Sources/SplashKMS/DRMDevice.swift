@@ -26,20 +26,25 @@ public final class DRMDevice {
     public convenience init(path: String) throws(KMSError) {
         let fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw KMSError("cannot open \(path)", errno: errno) }
-        try self.init(adopting: fd, path: path)
+        do {
+            try self.init(adopting: fd, path: path)
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
     }
 
-    /// The device `path` open as `fd`, which this object now owns (closes): the one
+    /// The device `path` open as `fd`, which this object then owns (closes): the one
     /// `splashd-kms-first-frame` opened and handed over across exec. It is made close-on-exec and
-    /// non-blocking, as `init(path:)` opens it.
+    /// non-blocking, as `init(path:)` opens it. A descriptor that is not a mode-setting device is
+    /// refused and left as it was, open.
     public init(adopting fd: Int32, path: String) throws(KMSError) {
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var capability: UInt64 = 0
         guard drmGetCap(fd, UInt64(DRM_CAP_DUMB_BUFFER), &capability) == 0, capability != 0 else {
-            Glibc.close(fd)
             throw KMSError("\(path) has no dumb buffers (not a mode-setting device)")
         }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         self.path = path
         self.fd = fd
         if let resolved = realpath(path, nil) {

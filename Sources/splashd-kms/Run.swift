@@ -83,8 +83,18 @@ extension SplashdKMSCommand {
 
         func run() throws {
             let environment = ProcessEnvironment.current()
+            // splashd-kms-first-frame's hand-over, read before this process opens anything (the
+            // journal's socket, the lock): a descriptor it names must be one this process was
+            // started with, or a number a later open reused would be taken for the device. The
+            // variable goes, so no child inherits it.
+            let handOverText = environment[FirstFrameIndex.handOverVariable]
+            let handOver = handOverText.flatMap(FirstFrameIndex.handOver).flatMap { fcntl($0.descriptor, F_GETFD) >= 0 ? $0 : nil }
+            unsetenv(FirstFrameIndex.handOverVariable)
             LogOutput.bootstrap(format: .auto, level: .info, environment: environment, identifier: "splashd-kms")
             let logger = Logger(label: "splashd-kms")
+            if handOverText != nil, handOver == nil {
+                logger.warning("\(FirstFrameIndex.handOverVariable) names no descriptor this process was started with: ignored")
+            }
             if let newRoot {
                 do {
                     try Initramfs.prepare(newRoot: newRoot)
@@ -133,9 +143,7 @@ extension SplashdKMSCommand {
                 painter.layout(view, width: width, height: height).button(atX: x, y: y)
             }
             // splashd-kms-first-frame showed the cache's pictures and became this process: the device
-            // it opened is this renderer's (the variable goes, so no child inherits it).
-            let handOver = environment[FirstFrameIndex.handOverVariable].flatMap(FirstFrameIndex.handOver)
-            unsetenv(FirstFrameIndex.handOverVariable)
+            // it opened is this renderer's.
             let loop = RendererLoop(machine: machine, painter: painter, device: device, rotation: (rotate ?? painter.theme.rotate).flatMap(SplashRotation.init),
                                     names: outputs, lockPath: lockPath, lock: lock, frameCache: frameCache, handOver: handOver, logger: logger)
             do {

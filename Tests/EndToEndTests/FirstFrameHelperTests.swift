@@ -145,6 +145,16 @@ import TestSupport
         #expect(try run(["--condition", pidFile]).status == 0, "not a PID file")
     }
 
+    /// The renderer takes a hand-over only for a descriptor it was started with: one named in
+    /// the variable but not open is ignored, with a warning, before anything is opened (a later
+    /// open could have reused the number).
+    @Test func theRendererIgnoresAHandOverOfADescriptorItWasNotStartedWith() throws {
+        let result = try ProcessRunner.run("\(Binaries.directory)/splashd-kms", ["--theme", "/nonexistent/theme", "--display-lock", "/nonexistent/lock"],
+                                           environment: [FirstFrameIndex.handOverVariable: "77 41,42"])
+        #expect(result.status == 78, "the theme cannot be read: \(result.stderr)")
+        #expect(result.stderr.contains("SPLASHD_KMS_FIRST_FRAMES names no descriptor this process was started with: ignored"), "\(result.stderr)")
+    }
+
     @Test func withoutARendererItSaysHowItIsUsed() throws {
         let result = try run([])
         #expect(result.status == 2)
