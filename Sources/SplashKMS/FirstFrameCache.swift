@@ -94,6 +94,8 @@ public enum FirstFrameCache {
         guard read32(file, 16) == key.width, read32(file, 20) == key.height, read32(file, 24) == key.turn else {
             return .failure(.sizeChanged)
         }
+        // Another format's field, or damage: a file is exactly what `encode` writes.
+        guard read32(file, 28) == 0 else { return .failure(.corrupt("its reserved field is not 0")) }
         let length = read64(file, 32)
         guard length == UInt64(key.pixelBytes), file.count == headerLength + key.pixelBytes else {
             return .failure(.corrupt("\(file.count) bytes, not \(headerLength + key.pixelBytes)"))

@@ -43,6 +43,11 @@ import Testing
         var flipped = file
         flipped[FirstFrameCache.headerLength + 7] ^= 0x10
         #expect(FirstFrameCache.decode(flipped, for: Self.key) == .failure(.corrupt("its checksum does not match")))
+        // The reserved field is 0 (found by the first-frame fuzz target: a file that was not
+        // what encode writes was taken).
+        var reserved = file
+        reserved[28] = 0x5C
+        #expect(FirstFrameCache.decode(reserved, for: Self.key) == .failure(.corrupt("its reserved field is not 0")))
         guard case .failure(.corrupt) = FirstFrameCache.decode(Array("not a cache file at all, but long enough to have a header".utf8), for: Self.key)
         else {
             Issue.record("a file of another kind was taken")
