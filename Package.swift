@@ -222,7 +222,7 @@ let package = Package(
             name: "SplashFuzz",
             dependencies: [
                 "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashWeb", "SplashTheme", "SplashTelemetry",
-                "SplashDraw",
+                "SplashDraw", "SplashKMS",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -6,7 +6,7 @@ import PackageDescription
 
 let targets = [
     "request", "toml", "config", "manifest", "plugin-output", "session", "counter", "history", "config-cache", "deep-link",
-    "web-http", "web-frames", "otel-cursor", "otel-records", "theme",
+    "web-http", "web-frames", "otel-cursor", "otel-records", "theme", "first-frame",
 ]
 
 let package = Package(

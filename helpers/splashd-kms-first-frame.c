@@ -153,6 +153,8 @@ struct index {
     int count;
 };
 
+static const char *parse_index(char *text, const char *path, struct index *index, char *why, size_t why_length);
+
 /* Reads CACHE/first-frames: NULL when it answers, else why not (written into `why`). */
 static const char *read_index(const char *directory, struct index *index, char *why, size_t why_length) {
     char path[4096];
@@ -176,6 +178,12 @@ static const char *read_index(const char *directory, struct index *index, char *
         return why;
     }
     text[length] = 0;
+    return parse_index(text, path, index, why, why_length);
+}
+
+/* The index's text (NUL-terminated, changed in place): NULL when it answers, else why not. The
+ * theme files it names are looked at (stat, access); nothing else is touched. */
+static const char *parse_index(char *text, const char *path, struct index *index, char *why, size_t why_length) {
     memset(index, 0, sizeof *index);
     char *line = text, *next;
     int number = 0;
@@ -318,7 +326,8 @@ static const char *load_picture(int fd, const char *directory, const struct outp
     uint64_t row = (uint64_t)output->width * 4, length = row * output->height;
     if (fstat(file, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != HEADER_LENGTH + length ||
         pread(file, header, sizeof header, 0) != (ssize_t)sizeof header || memcmp(header, "SPLKFF01", 8) != 0 ||
-        le32(header + 16) != output->width || le32(header + 20) != output->height || le64(header + 32) != length) {
+        le32(header + 16) != output->width || le32(header + 20) != output->height || le32(header + 28) != 0 ||
+        le64(header + 32) != length) {
         snprintf(why, why_length, "%s is not a picture of %ux%u", path, output->width, output->height);
         close(file);
         return why;
@@ -489,6 +498,7 @@ static int condition(const char *pid_file) {
     return 1;
 }
 
+#ifndef SPLASHD_FIRST_FRAME_NO_MAIN
 int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "--condition") == 0)
         return condition(argc >= 3 ? argv[2] : "/run/splashd-kms/initramfs.pid");
@@ -514,3 +524,4 @@ int main(int argc, char **argv) {
     say("cannot run %s: %s", argv[1], strerror(errno));
     return 127;
 }
+#endif

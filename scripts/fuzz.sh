@@ -10,8 +10,9 @@
 # --address     also build with AddressSanitizer (slower; a separate build in Fuzz/.build-asan)
 # --seed N      libFuzzer's seed (CI uses a fixed one, so a brief run is repeatable)
 # TARGET        request toml config manifest plugin-output session counter history config-cache deep-link
-#               web-http web-frames otel-cursor otel-records theme
-#               (default: all)
+#               web-http web-frames otel-cursor otel-records theme first-frame first-frame-index
+#               (default: all; first-frame-index is splashd-kms-first-frame's index reader, C, built
+#               with clang's -fsanitize=fuzzer,address,undefined from helpers/)
 #
 # The working corpus grows in Fuzz/.build/corpus/TARGET (not committed); an input that crashes,
 # leaks or runs too long is written to Fuzz/.build/findings/TARGET/ and makes the script fail: fix
@@ -35,17 +36,27 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-all=(request toml config manifest plugin-output session counter history config-cache deep-link web-http web-frames otel-cursor otel-records theme)
+all=(request toml config manifest plugin-output session counter history config-cache deep-link web-http web-frames otel-cursor otel-records theme first-frame first-frame-index)
 [ "${#targets[@]}" -gt 0 ] || targets=("${all[@]}")
 
 sanitizers=(--sanitize fuzzer) scratch=.build
 if [ "$address" -eq 1 ]; then sanitizers+=(--sanitize address); scratch=.build-asan; fi
 echo "fuzz: building ${targets[*]} (${sanitizers[*]})" >&2
 products=()
-for target in "${targets[@]}"; do products+=("--product fuzz-$target"); done
+for target in "${targets[@]}"; do [ "$target" = first-frame-index ] || products+=("--product fuzz-$target"); done
 # One build for all targets; one per product when only some are asked for.
 [ "${#targets[@]}" -eq "${#all[@]}" ] && products=("")
-mkdir -p "$scratch"
+mkdir -p "$scratch/release"
+for target in "${targets[@]}"; do
+  [ "$target" = first-frame-index ] || continue
+  if ! clang -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Wall -Wextra -Werror \
+      -I/usr/include/libdrm -o "$scratch/release/fuzz-first-frame-index" ../helpers/fuzz-first-frame-index.c \
+      >"$scratch/build-c.log" 2>&1; then
+    grep -v 'ld.gold: warning' "$scratch/build-c.log" | tail -30 >&2
+    echo "fuzz: building first-frame-index failed" >&2
+    exit 1
+  fi
+done
 for product in "${products[@]}"; do
   # shellcheck disable=SC2086 # $product is "" or "--product NAME"
   if ! swift build -c release "${sanitizers[@]}" --scratch-path "$scratch" $product >"$scratch/build.log" 2>&1; then

@@ -40,6 +40,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case otelRecords = "otel-records"
     /// A renderer's theme: `theme.toml`, and a logo through `splashd-kms`'s SVG and PNG decoders.
     case theme
+    /// The native renderer's first-frame cache file, and the hand-over of
+    /// `splashd-kms-first-frame`.
+    case firstFrame = "first-frame"
 
     /// Runs one input through the target.
     public func run(_ bytes: UnsafeRawBufferPointer) {
@@ -59,6 +62,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .otelCursor: FuzzTelemetry.runCursor(bytes)
         case .otelRecords: FuzzTelemetry.runRecords(bytes)
         case .theme: FuzzTheme.run(bytes)
+        case .firstFrame: FuzzFirstFrame.run(bytes)
         }
     }
 
