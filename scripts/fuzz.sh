@@ -46,11 +46,13 @@ products=()
 for target in "${targets[@]}"; do [ "$target" = first-frame-index ] || products+=("--product fuzz-$target"); done
 # One build for all targets; one per product when only some are asked for.
 [ "${#targets[@]}" -eq "${#all[@]}" ] && products=("")
-mkdir -p "$scratch/release"
+# The C target's executable lives apart from SwiftPM's: a first `swift build` makes
+# $scratch/release a link, replacing a directory made there before it.
+mkdir -p "$scratch/c"
 for target in "${targets[@]}"; do
   [ "$target" = first-frame-index ] || continue
   if ! clang -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Wall -Wextra -Werror \
-      -I/usr/include/libdrm -o "$scratch/release/fuzz-first-frame-index" ../helpers/fuzz-first-frame-index.c \
+      -I/usr/include/libdrm -o "$scratch/c/fuzz-first-frame-index" ../helpers/fuzz-first-frame-index.c \
       >"$scratch/build-c.log" 2>&1; then
     grep -v 'ld.gold: warning' "$scratch/build-c.log" | tail -30 >&2
     echo "fuzz: building first-frame-index failed" >&2
@@ -77,7 +79,9 @@ for target in "${targets[@]}"; do
   mkdir -p "$corpus" "$findings"
   log="$scratch/fuzz-$target.log"
   set +e
-  "$scratch/release/fuzz-$target" "${limit[@]}" "${extra[@]}" -timeout=10 -rss_limit_mb=2048 \
+  executable="$scratch/release/fuzz-$target"
+  [ "$target" = first-frame-index ] && executable="$scratch/c/fuzz-$target"
+  "$executable" "${limit[@]}" "${extra[@]}" -timeout=10 -rss_limit_mb=2048 \
     -max_len="$max_len" -print_final_stats=1 -artifact_prefix="$findings/" \
     "$corpus" "corpus/$target" >"$log" 2>&1
   status=$?
