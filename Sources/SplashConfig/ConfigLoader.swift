@@ -16,7 +16,8 @@ public enum ConfigLoader {
     /// anything that is not a regular file (a FIFO, /dev/zero), is refused without being read.
     public static let maximumFileSize = 16 << 20
 
-    static let topLevelKeys: Set<String> = ["splash", "socket", "daemon", "app", "step"]
+    static let topLevelKeys: Set<String> = ["splash", "socket", "daemon", "app", "update", "step"]
+    static let updateKeys: Set<String> = ["psplash_fifo", "end_view"]
     static let appKeys: Set<String> = ["unit", "heartbeat", "max_restarts", "restart_window"]
     static let daemonKeys: Set<String> = ["release_memory_after_launch"]
     static let splashKeys: Set<String> = ["min_display", "slow_after", "timeout", "exit_animation", "allow_offline"]
@@ -41,18 +42,20 @@ public enum ConfigLoader {
         let settings = problems.collect(try readSplash(root.table("splash", suffix: " in [splash]")))
         let socket = problems.collect(try readSocket(root.table("socket", suffix: " in [socket]"), system: system))
         let daemon = problems.collect(try readDaemon(root.table("daemon", suffix: " in [daemon]")))
+        let update = problems.collect(try readUpdate(root.table("update", suffix: " in [update]")))
         let appTable = problems.collect(try root.table("app", suffix: " in [app]")) ?? nil
         var app: AppSettings?
         if let appTable { app = problems.collect(try readApp(appTable)) }
         var (steps, unread) = StepReader.readAll(root, catalog: catalog, problems: &problems)
         addAppStep(to: &steps, app: appTable, root: root, problems: &problems)
         let graph = checkGraph(steps, unread: unread, catalog: catalog, root: root, problems: &problems)
-        guard problems.isEmpty, let settings, let socket, let daemon, let graph else {
+        guard problems.isEmpty, let settings, let socket, let daemon, let update, let graph else {
             throw ConfigError(problems: problems)
         }
         var config = DaemonConfig(settings: settings, socket: socket, graph: graph, source: file)
         config.daemon = daemon
         config.app = app
+        config.update = update
         return config
     }
 
@@ -150,6 +153,22 @@ public enum ConfigLoader {
             label: "Starting the app", builtin: .defaults(for: .appStart)
         )
         steps.append(StepReader.Entry(spec: spec, reader: app))
+    }
+
+    /// The `[update]` section: which updaters' words turn the update view on, and how long a
+    /// finished update's view stays (0 to 10 minutes).
+    private static func readUpdate(_ reader: TableReader?) throws(ConfigError) -> UpdateSettings {
+        var update = UpdateSettings()
+        guard let reader else { return update }
+        try reader.checkKeys(updateKeys)
+        if let value = try reader.bool("psplash_fifo") { update.psplashFIFO = value }
+        if let value = try reader.duration("end_view") {
+            guard value <= .seconds(600) else {
+                throw reader.error(at: "end_view", "end_view in [update] must be at most 10m (the view of a finished update, before the app comes back)")
+            }
+            update.endView = value
+        }
+        return update
     }
 
     private static func readDaemon(_ reader: TableReader?) throws(ConfigError) -> DaemonSettings {

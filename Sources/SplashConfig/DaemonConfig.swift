@@ -12,6 +12,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var daemon: DaemonSettings = DaemonSettings()
     /// The `[app]` section: the app's unit splashd watches after `finished`; nil when absent.
     public var app: AppSettings?
+    /// The `[update]` section.
+    public var update = UpdateSettings()
     /// The file the config came from, or `"embedded default"`.
     public var source: String
 
@@ -66,5 +68,21 @@ public struct DaemonSettings: Sendable, Equatable {
 
     public init(releaseMemoryAfterLaunch: Bool = true) {
         self.releaseMemoryAfterLaunch = releaseMemoryAfterLaunch
+    }
+}
+
+/// The `[update]` section: the update view's sources (`SplashMode.update`).
+public struct UpdateSettings: Sendable, Equatable {
+    /// `psplash_fifo`: read psplash's FIFO (`$PSPLASH_FIFO_DIR/psplash_fifo`, `/run/psplash_fifo`
+    /// by default), so SWUpdate's `swupdate-progress -p`, Mender's state scripts and
+    /// `psplash-write` drive the update view (default off).
+    public var psplashFIFO = false
+    /// `end_view`: how long a finished update's view ("Restarting…", or its error) stays before
+    /// the launch's view comes back (default 10 s), unless the device goes down first.
+    public var endView: Duration = .seconds(10)
+
+    public init(psplashFIFO: Bool = false, endView: Duration = .seconds(10)) {
+        self.psplashFIFO = psplashFIFO
+        self.endView = endView
     }
 }

@@ -1,4 +1,6 @@
 public import ArgumentParser
+import Glibc
+import SplashSupport
 import SplashCore
 
 /// `splashctl`: inspect and control splashd over its socket.
@@ -20,6 +22,7 @@ public struct Splashctl: ParsableCommand {
         subcommands: [
             Status.self, Watch.self, Wait.self, Ping.self,
             Retry.self, ContinueOffline.self, Dismissed.self, Complete.self, Action.self, Open.self, Relaunch.self, Resume.self,
+            Update.self, Shutdown.self, PsplashWrite.self,
             Blame.self, CriticalChain.self, Plot.self, Graph.self, History.self, Logs.self,
         ]
     )
@@ -28,6 +31,16 @@ public struct Splashctl: ParsableCommand {
     var socket: String?
 
     public init() {}
+
+    /// Whether a program called `argv0` (its path as run) is `psplash-write` (the package's link).
+    public static func isPsplashWrite(_ argv0: String) -> Bool {
+        argv0.split(separator: "/", omittingEmptySubsequences: false).last == "psplash-write"
+    }
+
+    /// `psplash-write` called by that name: exactly psplash's command line, no options.
+    public static func psplashWriteMain() -> Never {
+        Glibc.exit(PsplashWrite.write(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current()))
+    }
 
     /// Whether a program called `argv0` (its path as run) is `splashctl`.
     public static func isCalled(_ argv0: String) -> Bool {

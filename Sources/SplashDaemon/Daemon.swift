@@ -203,6 +203,7 @@ public enum Daemon {
             },
             app: parts.app,
             publishInterval: LaunchController<ContinuousClock>.defaultPublishInterval,
+            updateEndView: config.update.endView,
             logger: logger,
             makeLaunchID: { UUID().uuidString.lowercased() }
         )
@@ -242,7 +243,8 @@ public enum Daemon {
             containment: parts.containment,
             app: parts.app,
             logger: logger,
-            releaseMemoryAfterLaunch: config.daemon.releaseMemoryAfterLaunch
+            releaseMemoryAfterLaunch: config.daemon.releaseMemoryAfterLaunch,
+            update: config.update
         )
         var configuration = ServiceGroupConfiguration(services: [.init(service: service)], logger: logger)
         configuration.gracefulShutdownSignals = [.sigterm, .sigint]
@@ -323,6 +325,8 @@ struct DaemonService: Service, CustomStringConvertible {
     let logger: Logger
     /// `[daemon] release_memory_after_launch`, as configured at start.
     let releaseMemoryAfterLaunch: Bool
+    /// `[update]`, as configured at start (a reload keeps it).
+    let update: UpdateSettings
     var notifier: SystemdNotifier { SystemdNotifier(environment: options.environment) }
 
     func run() async throws {
@@ -332,6 +336,11 @@ struct DaemonService: Service, CustomStringConvertible {
         await withTaskGroup(of: Void.self) { tasks in
             tasks.addTask { await reportStatus() }
             tasks.addTask { await reloadOnHangup() }
+            if update.psplashFIFO {
+                let path = PsplashFIFO.path(environment: options.environment)
+                let (group, logger) = (self.group, self.logger)
+                tasks.addTask { await PsplashFIFO.serve(path: path, group: group, controller: controller, logger: logger) }
+            }
             if releaseMemoryAfterLaunch {
                 tasks.addTask { await MemoryReleaseAfterLaunch(logger: logger).run(following: broadcaster.observe()) }
             }

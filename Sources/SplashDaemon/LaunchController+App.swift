@@ -158,6 +158,11 @@ extension LaunchController {
     /// launch that is up (the app died before its first frame: that launch cannot finish).
     func carryOut(_ verdict: AppWatch.Verdict) {
         guard let app else { return }
+        if modes.mode == .shutdown {
+            // The shutdown stops the app's unit: no crash, and no launch to bring it back.
+            logger.notice("the app's unit \(app.unit) stopped during the shutdown: not a crash", metadata: ["unit": "\(app.unit)"])
+            return
+        }
         let window = DurationFormat.format(app.watch.settings.restartWindow)
         let unit = app.unit
         var metadata: Logger.Metadata = ["unit": "\(unit)"]

@@ -47,6 +47,8 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         case reload(Reload)
         /// The watchdog's probe: answered when the loop gets to it.
         case heartbeat(reply: @Sendable () -> Void)
+        /// An updater's word from outside the socket (psplash's FIFO, RAUC).
+        case updater(ModeMachine.UpdateInput, source: UpdateStatus.Source)
 
         /// Answers an input that will not be applied: the controller has stopped.
         func refuse() {
@@ -55,7 +57,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             case .command(_, _, let reply): reply(.failure(stopping))
             case .query(_, let reply): reply(.failure(stopping))
             case .heartbeat(let reply): reply()
-            case .finished, .checked, .appUnit, .report, .timer, .flush, .reload: break
+            case .finished, .checked, .appUnit, .report, .timer, .flush, .reload, .updater: break
             }
         }
     }
@@ -82,7 +84,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     /// Attempts in flight (including cancelled ones still tearing down), by token.
     private var running: [UInt64: Task<Void, Never>] = [:]
     private var timer: DeadlineTimer<C>
-    private var pacer: PublishPacer
+    var pacer: PublishPacer
     var history: LaunchHistory
     let commands: ClientCommands
     /// The app's life after `finished` (SPEC §14), when `[app]` is set.
@@ -102,6 +104,8 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     var verdict: AppWatch.Verdict?
     /// A quick input the resume check took, handed to the next launch's quick-action step.
     var carried: QuickInput?
+    /// The update and shutdown views (SPEC §15): what mode every state says.
+    var modes: ModeMachine
 
     /// - Parameters:
     ///   - history: the launches recorded so far, and where finished ones are saved.
@@ -119,6 +123,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         history: LaunchHistory = LaunchHistory(),
         app: AppLink? = nil,
         publishInterval: Duration = .zero,
+        updateEndView: Duration = .seconds(10),
         logger: Logger,
         makeLaunchID: @escaping @Sendable () -> String
     ) {
@@ -134,6 +139,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         self.history = history
         self.commands = ClientCommands(builtins: builtins, broadcaster: broadcaster, logger: logger)
         self.app = app.map(AppLife.init(link:))
+        self.modes = ModeMachine(endView: updateEndView)
         (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
     }
 
@@ -227,6 +233,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         case .timer(let number):
             timer.fired(number)
             apply(machine.advance(to: now), coalescing: true)
+            apply(modes.advance(to: now), urgent: false)
             advanceApp()
             advanceCheck()
             if pacer.isDue(at: now) { publishNow() }
@@ -242,6 +249,8 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             reloaded = configuration
         case .heartbeat(let reply):
             reply()
+        case .updater(let input, let source):
+            apply(modes.update(input, from: source, at: now), urgent: false)
         }
     }
 
@@ -276,6 +285,12 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             return commands.signIn(session, graph: machine.graph)
         case .signOut:
             return commands.signOut(graph: machine.graph)
+        case .update(let input):
+            apply(modes.update(input, from: .splashctl, at: now), urgent: true)
+            return .success(())
+        case .shutdown(let kind):
+            apply(modes.shutDown(kind, at: now), urgent: true)
+            return .success(())
         case .ping, .state, .subscribe, .subscribeWithoutTicks, .report:
             return .success(())
         }
@@ -303,6 +318,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             machine = Self.makeMachine(graph: reloaded.graph, settings: reloaded.settings, seq: machine.seq, history: history)
             plugins = reloaded.plugins
             self.reloaded = nil
+            holdAsBefore()
             logger.notice("the reloaded configuration takes effect with this launch")
             if reason == .relaunch { reason = .reload }
         }
@@ -381,10 +397,10 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         reschedule()
     }
 
-    private func publishNow() {
+    func publishNow() {
         let now = self.now
         guard pacer.publishing(at: now) else { return }
-        broadcaster.publish(machine.publish(at: now))
+        broadcaster.publish(decorated(machine.publish(at: now)))
     }
 
     /// Starts an attempt; its result comes back as `.finished`, or as `.checked` for the
@@ -423,7 +439,8 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
 
     /// Arms the timer for the machine's next deadline or a held state, whichever is first.
     func reschedule() {
-        let deadline = [machine.nextDeadline, pacer.heldUntil, app?.watch.nextDeadline, check?.nextDeadline].compactMap(\.self).min()
+        let deadline = [machine.nextDeadline, pacer.heldUntil, app?.watch.nextDeadline, check?.nextDeadline, modes.nextDeadline]
+            .compactMap(\.self).min()
         let continuation = self.continuation
         timer.arm(for: deadline) { continuation.yield(.timer($0)) }
     }

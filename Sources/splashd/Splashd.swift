@@ -17,6 +17,9 @@ import SplashSupport
 @main
 enum SplashdEntry {
     static func main() async {
+        if let name = CommandLine.arguments.first, Splashctl.isPsplashWrite(name) {
+            Splashctl.psplashWriteMain()
+        }
         if let name = CommandLine.arguments.first, Splashctl.isCalled(name) {
             Splashctl.main()
             return

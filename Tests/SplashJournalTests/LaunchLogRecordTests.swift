@@ -48,7 +48,7 @@ import Testing
     @Test func theEventNamesAreTheOnesOfTheBrief() {
         #expect(LaunchLogEvent.allCases.map(\.rawValue) == [
             "launch-started", "step-finished", "step-failed", "phase-changed", "launch-finished",
-            "app-exited", "app-hung", "app-crash-loop", "resume",
+            "app-exited", "app-hung", "app-crash-loop", "resume", "update-started", "update-finished", "shutdown",
         ])
     }
 

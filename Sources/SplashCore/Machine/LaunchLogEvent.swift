@@ -16,6 +16,12 @@ public enum LaunchLogEvent: String, Sendable, CaseIterable {
     case appCrashLoop = "app-crash-loop"
     /// A `resume`: the session checked without the splash (or, when it is gone, with it).
     case resume
+    /// An update began (mode `update`): psplash's FIFO, RAUC or `splashctl update`.
+    case updateStarted = "update-started"
+    /// The updater said the update ended (succeeded or failed), or psplash's `QUIT` came.
+    case updateFinished = "update-finished"
+    /// The device goes down: the shutdown view (mode `shutdown`).
+    case shutdown
 
     /// The journal MESSAGE_ID (128 bits, lower-case hex, as `journalctl --new-id128` prints it).
     public var messageID: String {
@@ -29,6 +35,9 @@ public enum LaunchLogEvent: String, Sendable, CaseIterable {
         case .appHung: "678ed15ddeb044ee82aaf32c8eccc3a2"
         case .appCrashLoop: "de49cae7e4d34c2bbb79294fc7bce06d"
         case .resume: "7b0884b96f304ef7bdcd21b429f32bb4"
+        case .updateStarted: "5a99ade643014655968923205da93119"
+        case .updateFinished: "1ec69a2b4c504e6e91bcd02805b8e255"
+        case .shutdown: "1c0f1541d6f445ada5f9d40ed91b32f2"
         }
     }
 

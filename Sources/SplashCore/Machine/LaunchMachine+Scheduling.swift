@@ -77,7 +77,7 @@ extension LaunchMachine {
             slow = true
             dirty = true
         }
-        if phase == .loading && now >= loadingSince + settings.timeout {
+        if phase == .loading && !(held && isWorkComplete) && now >= loadingSince + settings.timeout {
             let holdingUp = runningInOrder.first { graph.steps[$0].critical }
                 ?? graph.order.first { !steps[$0].status.isTerminal }
             let info = ErrorInfo(
@@ -117,7 +117,7 @@ extension LaunchMachine {
                 beginAttempt(index, at: now)
             }
         }
-        if isWorkComplete && now >= launchStartedAt + settings.minDisplay {
+        if isWorkComplete && !held && now >= launchStartedAt + settings.minDisplay {
             enterDismissing(at: now)
         }
     }

@@ -103,6 +103,9 @@ public struct LaunchMachine: Sendable {
     public internal(set) var launchStartedAt: Duration = .zero
     /// When the current `loading` period began (the launch start, or the last `retry`).
     public internal(set) var loadingSince: Duration = .zero
+    /// An update or a shutdown has the display (`ModeMachine`): the launch's work goes on, but it
+    /// does not leave `loading` for `dismissing`, and once its work is done its `timeout` waits.
+    public internal(set) var held = false
 
     var nextToken: UInt64 = 0
     var dirty = false
@@ -268,6 +271,9 @@ public struct LaunchMachine: Sendable {
             guard phase == .error else {
                 throw Refusal(message: "continue-offline is only possible in phase error")
             }
+            guard !held else {
+                throw Refusal(message: "continue-offline waits: an update or a shutdown has the display")
+            }
             guard settings.allowOffline else {
                 throw Refusal(message: "continue-offline is not allowed here (allow_offline = false)")
             }
@@ -286,6 +292,15 @@ public struct LaunchMachine: Sendable {
             }
             return start(launch: launch, reason: .relaunch, at: now)
         }
+        return drain(at: now)
+    }
+
+    /// Holds the launch (an update or a shutdown has the display) or lets it go on: released with
+    /// its work done, it moves on to `dismissing` at once (its `min_display` long past).
+    public mutating func hold(_ held: Bool, at now: Duration) -> [LaunchAction] {
+        guard held != self.held else { return [] }
+        self.held = held
+        if !held { settle(at: now) }
         return drain(at: now)
     }
 
@@ -364,13 +379,13 @@ public struct LaunchMachine: Sendable {
                     consider(deadline)
                 }
             }
-            if isWorkComplete { consider(launchStartedAt + settings.minDisplay) }
+            if isWorkComplete && !held { consider(launchStartedAt + settings.minDisplay) }
         }
         if let tickInterval, phase == .loading, wantsTicks { consider(lastChangeAt + tickInterval) }
         switch stage {
         case .loading:
             if !slow && isCriticalWorkPending { consider(loadingSince + settings.slowAfter) }
-            consider(loadingSince + settings.timeout)
+            if !(held && isWorkComplete) { consider(loadingSince + settings.timeout) }
         case .dismissing(let since, _): consider(since + settings.exitAnimation)
         case .error, .finished: break
         }

@@ -31,6 +31,10 @@ public struct Request: Sendable, Equatable {
         case route(String)
         /// The app became active again or the display woke: check the session without the splash.
         case resume
+        /// An updater's word (`splashctl update`): the update mode (`ModeMachine`).
+        case update(ModeMachine.UpdateInput)
+        /// The device goes down: the shutdown view, for good.
+        case shutdown(ShutdownKind)
 
         /// The `cmd` string on the wire.
         public var name: String {
@@ -51,6 +55,8 @@ public struct Request: Sendable, Equatable {
             case .alive: "alive"
             case .route: "route"
             case .resume: "resume"
+            case .update: "update"
+            case .shutdown: "shutdown"
             }
         }
 
@@ -133,6 +139,16 @@ public struct Request: Sendable, Equatable {
         case "open":
             guard let url = text("url") else { return fail("open needs a string \"url\"") }
             command = .open(url: url)
+        case "update":
+            switch parseUpdate(object) {
+            case .success(let input): command = .update(input)
+            case .failure(let error): return fail(error.message)
+            }
+        case "shutdown":
+            guard let kind = object["kind"]?.stringValue.flatMap(ShutdownKind.init(rawValue:)) else {
+                return fail("shutdown needs \"kind\": \"poweroff\" or \"reboot\"")
+            }
+            command = .shutdown(kind)
         case "sign-in":
             guard let session = object["session"]?.objectValue else {
                 return fail("sign-in needs an object \"session\"")
@@ -156,11 +172,53 @@ public struct Request: Sendable, Equatable {
         case .signIn(let session): object["session"] = .object(session)
         case .route(let route): object["route"] = .string(route)
         case .subscribeWithoutTicks: object["ticks"] = .bool(false)
+        case .shutdown(let kind): object["kind"] = .string(kind.rawValue)
+        case .update(.progress(let fraction)): object["progress"] = .number(fraction)
+        case .update(.message(let text)): object["message"] = .string(text)
+        case .update(.ended(let result, let error)):
+            object["result"] = .string(result.rawValue)
+            if let error { object["error"] = .string(error) }
+        case .update(.quit): object["clear"] = .bool(true)
         default: break
         }
         var writer = JSONWriter()
         writer.value(.object(object))
         return writer.string
+    }
+}
+
+extension Request {
+    /// An `update` command's one input: `progress` (0…1), `message`, `result` (`succeeded` or
+    /// `failed`, with an optional `error`), or `clear: true` (the view goes at once).
+    struct UpdateError: Error { var message: String }
+
+    static func parseUpdate(_ object: [String: JSONValue]) -> Result<ModeMachine.UpdateInput, UpdateError> {
+        let given = ["progress", "message", "result", "clear"].filter { object[$0] != nil }
+        guard given.count == 1, let key = given.first else {
+            return .failure(UpdateError(message: "update needs one of \"progress\", \"message\", \"result\" or \"clear\""))
+        }
+        switch key {
+        case "progress":
+            guard let fraction = object["progress"]?.numberValue, fraction.isFinite, (0...1).contains(fraction) else {
+                return .failure(UpdateError(message: "\"progress\" must be a number from 0 to 1"))
+            }
+            return .success(.progress(fraction))
+        case "message":
+            guard let text = object["message"]?.stringValue else { return .failure(UpdateError(message: "\"message\" must be a string")) }
+            return .success(.message(text))
+        case "result":
+            guard let name = object["result"]?.stringValue, let result = UpdateStatus.Result(rawValue: name), result != .running else {
+                return .failure(UpdateError(message: "\"result\" must be \"succeeded\" or \"failed\""))
+            }
+            switch object["error"] {
+            case nil, .null?: return .success(.ended(result, error: nil))
+            case .string(let error)?: return .success(.ended(result, error: error))
+            default: return .failure(UpdateError(message: "\"error\" must be a string"))
+            }
+        default:
+            guard object["clear"] == .bool(true) else { return .failure(UpdateError(message: "\"clear\" must be true")) }
+            return .success(.quit)
+        }
     }
 }
 

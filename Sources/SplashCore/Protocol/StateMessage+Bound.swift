@@ -1,7 +1,8 @@
 /// A state line never exceeds the protocol's bound (`SocketDefaults.maxLineBytes`): the texts a
 /// plugin or a failure puts into a state are cut, with `…`, until it fits. What is cut, in order:
 ///
-/// 1. Always: `message`, the error's `message` and `detail` to `textBytes` bytes of UTF-8 each,
+/// 1. Always: `message`, the error's `message` and `detail`, the update's `message` and `error`
+///    to `textBytes` bytes of UTF-8 each,
 ///    every step's `reason` to `reasonBytes`.
 /// 2. When the line is still too long: the steps' reasons to 256, 128, 64, 32 and 0 bytes (an
 ///    empty reason is `…`), then the three texts to 256 and 64 bytes.
@@ -47,6 +48,11 @@ extension StateMessage {
             error.detail = error.detail.map { $0.cut(toUTF8Bytes: bytes) }
             self.error = error
         }
+        if var update {
+            update.message = update.message.map { $0.cut(toUTF8Bytes: bytes) }
+            update.error = update.error.map { $0.cut(toUTF8Bytes: bytes) }
+            self.update = update
+        }
     }
 
     private mutating func cutReasons(to bytes: Int) {
@@ -83,13 +89,16 @@ public enum StateBudget {
     public static let fixedBytes: Int = {
         let text = String(repeating: "x", count: 256)
         let route = String(repeating: "x", count: RoutePath.maximumLength)
-        let state = StateMessage(
+        var state = StateMessage(
             id: .string(String(repeating: "x", count: Request.maxIDBytes)), seq: UInt64(Int64.max),
             launch: String(repeating: "x", count: 64), phase: .dismissing, reason: .appExited, slow: true, progress: 0.123,
             message: text, elapsedMs: .max, etaMs: .max, steps: [],
             error: ErrorInfo(code: .appCrashLoop, message: text, step: nil, actions: [.retry, .continueOffline], detail: text),
             destination: Destination(screen: .onboarding, route: route, sheet: route, reviewPrompt: true)
         )
+        state.mode = .update
+        state.update = UpdateStatus(source: .splashctl, progress: 0.123, message: text, result: .failed, error: text)
+        state.shutdown = .poweroff
         var writer = JSONWriter()
         state.write(to: &writer)
         return writer.bytes.count

@@ -61,6 +61,12 @@ public struct StateMessage: Sendable, Equatable {
     /// Set in `dismissing` and `finished`, and in `loading` once only `signal` steps are left
     /// (see `LaunchMachine.destination`).
     public var destination: Destination?
+    /// What the splash is for now (`launch` unless an update or a shutdown has it).
+    public var mode: SplashMode = .launch
+    /// The update, in mode `update`.
+    public var update: UpdateStatus?
+    /// How the device goes down, in mode `shutdown`.
+    public var shutdown: ShutdownKind?
 
     public init(
         id: JSONValue? = nil, seq: UInt64, launch: String, phase: Phase, reason: LaunchReason = .boot, slow: Bool,
@@ -101,9 +107,16 @@ public struct StateMessage: Sendable, Equatable {
         steps = try object.array("steps", Step.init(json:))
         error = try object.optional("error", ErrorInfo.init(json:))
         destination = try object.optional("destination", Destination.init(json:))
+        // Daemons before 0.3 had no modes: every state was a launch's.
+        mode = try object.optionalRaw("mode", as: SplashMode.self) ?? .launch
+        update = try object.optional("update", UpdateStatus.init(json:))
+        shutdown = try object.optionalRaw("shutdown", as: ShutdownKind.self)
+        if mode == .update, update == nil { throw object.fail("update", "an object in mode update") }
+        if mode == .shutdown, shutdown == nil { throw object.fail("shutdown", "poweroff or reboot in mode shutdown") }
     }
 
-    /// Writes the message in protocol order: `type`, `seq`, `launch`, `phase`, ...
+    /// Writes the message in protocol order: `type`, `seq`, `launch`, `phase`, ..., `destination`,
+    /// `mode` and the mode's `update` or `shutdown`.
     public func write(to w: inout JSONWriter) {
         w.object { w in
             w.key("type"); w.string("state")
@@ -135,6 +148,9 @@ public struct StateMessage: Sendable, Equatable {
             if let error { error.write(to: &w) } else { w.null() }
             w.key("destination")
             if let destination { destination.write(to: &w) } else { w.null() }
+            w.key("mode"); w.string(mode.rawValue)
+            if let update { w.key("update"); update.write(to: &w) }
+            if let shutdown { w.key("shutdown"); w.string(shutdown.rawValue) }
         }
     }
 }
