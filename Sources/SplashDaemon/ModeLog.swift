@@ -2,7 +2,7 @@ public import Logging
 public import SplashCore
 
 /// Turns the mode machine's events into log records: each key event with its `MESSAGE_ID`
-/// (`LaunchLogEvent`), an updater's texts escaped (they come from another process).
+/// (`LaunchLogEvent`); the log handlers escape what an updater wrote (`LogEscaping`).
 public enum ModeLog {
     /// Logs `event`, during launch `launch`.
     public static func log(_ event: ModeMachine.Event, launch: String, to logger: Logger) {
@@ -18,7 +18,7 @@ public enum ModeLog {
             metadata["result"] = "\(result.rawValue)"
             metadata["duration_ms"] = "\(duration.milliseconds)"
             if result == .failed {
-                let why = error.map { ": " + LogEscaping.escaped($0) } ?? ""
+                let why = error.map { ": " + $0 } ?? ""
                 logger.error("the update failed after \(DurationFormat.format(duration)) (\(describe(source)))\(why)", metadata: metadata)
             } else {
                 logger.notice("the update succeeded after \(DurationFormat.format(duration)) (\(describe(source)))", metadata: metadata)

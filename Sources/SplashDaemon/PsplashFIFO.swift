@@ -128,7 +128,7 @@ public enum PsplashFIFO {
                 logger.debug("psplash's FIFO: PROGRESS \(value)")
                 return .progress(PsplashCommand.fraction(value))
             case .command(.message(let text)):
-                logger.info("psplash's FIFO: MSG \(LogEscaping.escaped(text))")
+                logger.info("psplash's FIFO: MSG \(text)")
                 return .message(text)
             case .command(.quit):
                 logger.info("psplash's FIFO: QUIT")
