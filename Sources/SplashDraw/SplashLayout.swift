@@ -37,6 +37,12 @@ public struct SplashLayout: Sendable, Equatable {
     public var errorIcon: Rect?
     public var errorTitle: Rect?
     public var errorDetail: Rect?
+    /// The update and shutdown views' parts (`SplashView.mode`); a failed update's shows the
+    /// error icon too.
+    public var modeTitle: Rect?
+    public var modeProgress: Rect?
+    public var modeMessage: Rect?
+    public var modeWarning: Rect?
     /// A button of the error view and where it is.
     public struct Place: Sendable, Equatable {
         public var button: SplashView.Button

@@ -214,6 +214,7 @@ public final class SplashPainter {
         static let errorTitle = TextStyle(size: 16, weight: 500, lineHeight: 22)
         static let errorDetail = TextStyle(size: 14, weight: 400, lineHeight: 20)
         static let button = TextStyle(size: 15, weight: 600, lineHeight: 15)
+        static let modeWarning = TextStyle(size: 14, weight: 500, lineHeight: 20)
     }
 
     private struct LayoutKey: Hashable {
@@ -284,6 +285,33 @@ public final class SplashPainter {
         }
         let name = block(theme.name, .name, maxWidth: column)
         var layout = SplashLayout(width: width, height: height, logo: logo, name: name)
+        if let mode = view.mode {
+            // The update and shutdown views (the page's `#mode`): 32 px down, a failed update's
+            // error icon, the title, the bar (at most 240 px wide, 6 px high) 16 px under it, the
+            // message 12 px under that, the warning 16 px under that.
+            let textWidth = min(320, column)
+            y += 32
+            if mode.failed {
+                layout.errorIcon = SplashLayout.Rect(x: width / 2 - 12, y: y, width: 24, height: 24)
+                y += 24 + 12
+            }
+            layout.modeTitle = block(mode.title, .errorTitle, maxWidth: textWidth)
+            if mode.progress != nil {
+                y += 16
+                let barWidth = min(240, column)
+                layout.modeProgress = SplashLayout.Rect(x: width / 2 - barWidth / 2, y: y, width: barWidth, height: 6)
+                y += 6
+            }
+            if let message = mode.message, !message.isEmpty {
+                y += 12
+                layout.modeMessage = block(message, .step, maxWidth: textWidth)
+            }
+            if let warning = mode.warning, !warning.isEmpty {
+                y += 16
+                layout.modeWarning = block(warning, .modeWarning, maxWidth: textWidth)
+            }
+            return layout
+        }
         if let tagline = tagline(of: view) {
             y += 8
             layout.tagline = block(tagline, .tagline, maxWidth: min(280, column))
@@ -401,6 +429,10 @@ public final class SplashPainter {
         drawLogo(cr, layout.logo, at: times.sinceShown)
         let text = timeline.text(at: times.sinceShown)
         drawText(cr, theme.name, .name, in: layout.name, color: palette.foreground, opacity: text.opacity, offset: text.offset)
+        if let mode = view.mode {
+            drawMode(cr, mode, layout, opacity: text.opacity, offset: text.offset)
+            return
+        }
         if let rect = layout.tagline, let tagline = tagline(of: view) {
             drawText(cr, tagline, .tagline, in: rect, color: palette.secondary, opacity: text.opacity, offset: text.offset)
         }
@@ -519,14 +551,14 @@ public final class SplashPainter {
         cairo_close_path(cr)
     }
 
-    private func drawProgress(_ cr: OpaquePointer, _ rect: SplashLayout.Rect, progress: Double, opacity: Double) {
+    private func drawProgress(_ cr: OpaquePointer, _ rect: SplashLayout.Rect, progress: Double, opacity: Double, radius: Double = 2) {
         setColor(cr, palette.indicator, opacity: opacity * 0.25)
-        roundedRect(cr, rect, radius: 2)
+        roundedRect(cr, rect, radius: radius)
         cairo_fill(cr)
         let filled = SplashLayout.Rect(x: rect.x, y: rect.y, width: rect.width * min(max(progress, 0), 1), height: rect.height)
         guard filled.width > 0 else { return }
         cairo_save(cr)
-        roundedRect(cr, rect, radius: 2)
+        roundedRect(cr, rect, radius: radius)
         cairo_clip(cr)
         setColor(cr, palette.indicator, opacity: opacity)
         cairo_rectangle(cr, filled.x, filled.y, filled.width, filled.height)
@@ -534,20 +566,38 @@ public final class SplashPainter {
         cairo_restore(cr)
     }
 
-    private func drawError(_ cr: OpaquePointer, _ error: SplashView.ErrorView, _ layout: SplashLayout, focus: SplashView.Button?) {
-        if let icon = layout.errorIcon {
-            setColor(cr, palette.error)
-            cairo_arc(cr, icon.midX, icon.midY, 12, 0, 2 * Double.pi)
-            cairo_fill(cr)
-            cairo_set_source_rgba(cr, 1, 1, 1, 1)
-            cairo_set_line_width(cr, 2)
-            cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
-            cairo_move_to(cr, icon.x + 8.5, icon.y + 8.5)
-            cairo_line_to(cr, icon.x + 15.5, icon.y + 15.5)
-            cairo_move_to(cr, icon.x + 15.5, icon.y + 8.5)
-            cairo_line_to(cr, icon.x + 8.5, icon.y + 15.5)
-            cairo_stroke(cr)
+    private func drawMode(_ cr: OpaquePointer, _ mode: SplashView.ModeView, _ layout: SplashLayout, opacity: Double, offset: Double) {
+        if mode.failed, let icon = layout.errorIcon { drawErrorIcon(cr, icon) }
+        if let rect = layout.modeTitle {
+            drawText(cr, mode.title, .errorTitle, in: rect, color: mode.failed ? palette.error : palette.foreground, opacity: opacity, offset: offset)
         }
+        if let bar = layout.modeProgress, let progress = mode.progress {
+            drawProgress(cr, bar, progress: progress, opacity: opacity, radius: 3)
+        }
+        if let rect = layout.modeMessage, let message = mode.message {
+            drawText(cr, message, .step, in: rect, color: palette.secondary, opacity: opacity, offset: offset)
+        }
+        if let rect = layout.modeWarning, let warning = mode.warning {
+            drawText(cr, warning, .modeWarning, in: rect, color: palette.foreground, opacity: opacity, offset: offset)
+        }
+    }
+
+    private func drawErrorIcon(_ cr: OpaquePointer, _ icon: SplashLayout.Rect) {
+        setColor(cr, palette.error)
+        cairo_arc(cr, icon.midX, icon.midY, 12, 0, 2 * Double.pi)
+        cairo_fill(cr)
+        cairo_set_source_rgba(cr, 1, 1, 1, 1)
+        cairo_set_line_width(cr, 2)
+        cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
+        cairo_move_to(cr, icon.x + 8.5, icon.y + 8.5)
+        cairo_line_to(cr, icon.x + 15.5, icon.y + 15.5)
+        cairo_move_to(cr, icon.x + 15.5, icon.y + 8.5)
+        cairo_line_to(cr, icon.x + 8.5, icon.y + 15.5)
+        cairo_stroke(cr)
+    }
+
+    private func drawError(_ cr: OpaquePointer, _ error: SplashView.ErrorView, _ layout: SplashLayout, focus: SplashView.Button?) {
+        if let icon = layout.errorIcon { drawErrorIcon(cr, icon) }
         if let rect = layout.errorTitle {
             drawText(cr, error.title, .errorTitle, in: rect, color: palette.error, opacity: 1, offset: 0)
         }

@@ -27,7 +27,52 @@ public struct SplashView: Sendable, Equatable {
         }
     }
 
+    /// The update or shutdown view (mode `update` or `shutdown`): in place of the launch's status,
+    /// indicator and error view.
+    public struct ModeView: Sendable, Equatable {
+        /// "Installing update", "Restarting…", "Update failed", "Shutting down", "Restarting".
+        public var title: String
+        /// The update's bar, 0...1 (nil: none, as in a failed update's view and the shutdown view).
+        public var progress: Double?
+        /// The updater's message, or its error.
+        public var message: String?
+        /// "Do not turn off the device" (not once the update failed, nor at shutdown).
+        public var warning: String?
+        /// The update failed: the title in the error colour, under the error icon.
+        public var failed: Bool
+
+        public init(title: String, progress: Double? = nil, message: String? = nil, warning: String? = nil, failed: Bool = false) {
+            self.title = title
+            self.progress = progress
+            self.message = message
+            self.warning = warning
+            self.failed = failed
+        }
+
+        /// The view of a state in mode `update` or `shutdown`; nil in mode `launch`.
+        public init?(state: StateMessage, texts: Theme.ModeTexts) {
+            switch state.mode {
+            case .launch:
+                return nil
+            case .shutdown:
+                self.init(title: state.shutdown == .reboot ? texts.reboot : texts.poweroff)
+            case .update:
+                let update = state.update ?? UpdateStatus(source: .splashctl)
+                switch update.result {
+                case .running:
+                    self.init(title: texts.updating, progress: update.progress, message: update.message, warning: texts.warning)
+                case .succeeded:
+                    self.init(title: texts.succeeded, progress: 1, message: update.message, warning: texts.warning)
+                case .failed:
+                    self.init(title: texts.failed, message: update.error ?? update.message, failed: true)
+                }
+            }
+        }
+    }
+
     public var phase: Phase
+    /// The update or shutdown view, when a mode other than `launch` has the display.
+    public var mode: ModeView?
     public var slow: Bool
     /// 0...1.
     public var progress: Double
@@ -39,8 +84,9 @@ public struct SplashView: Sendable, Equatable {
     public var tagline: String?
 
     public init(phase: Phase = .loading, slow: Bool = false, progress: Double = 0, step: String? = nil, error: ErrorView? = nil,
-                tagline: String? = nil) {
+                tagline: String? = nil, mode: ModeView? = nil) {
         self.tagline = tagline
+        self.mode = mode
         self.phase = phase
         self.slow = slow
         self.progress = progress
@@ -73,6 +119,13 @@ public struct SplashView: Sendable, Equatable {
             phase: state.phase, slow: state.slow, progress: theme.showProgress ? state.progress : 0,
             step: theme.showStep && state.phase == .loading ? state.message : nil,
             tagline: Self.tagline(for: state.launch, in: theme.taglines))
+        if let mode = ModeView(state: state, texts: theme.modeTexts) {
+            // The launch under it is not shown: no indicator, no error, no step.
+            self.mode = mode
+            slow = false
+            step = nil
+            return
+        }
         if state.phase == .error, let info = state.error {
             let words = theme.errorTexts[info.code.rawValue]
             let title = words?.title ?? (info.message.isEmpty ? "Something went wrong" : info.message)

@@ -19,7 +19,7 @@ public import SplashTheme
 /// - `away`: the app has the display. Nothing is held, drawn or timed; only a state or a hotplug
 ///   event wakes the renderer.
 /// - `waitingForMaster`: a later launch (`relaunch`, `app-exited`, `app-hung`, the crash loop, a
-///   visible `resume`) wants the splash back while another process (a hung app, until splashd has
+///   visible `resume`), an update or a shutdown (SPEC §15) wants the splash back while another process (a hung app, until splashd has
 ///   killed it) is still master: master is asked for every `masterRetry`, and only while a launch
 ///   wants the display. Once it comes, every output is drawn at once, from the launch's first
 ///   state, with the entry animation.
@@ -326,16 +326,19 @@ public struct RendererMachine {
 
     // MARK: - States
 
-    /// Whether a state lets the app take the display: its destination is decided with only
-    /// `signal` steps left, or the launch is dismissing or over.
+    /// Whether a state lets the app take the display: in mode `launch`, its destination is
+    /// decided with only `signal` steps left, or the launch is dismissing or over. (An update or a
+    /// shutdown keeps the display.)
     public static func handsOver(_ state: StateMessage) -> Bool {
-        state.destination != nil || state.phase == .dismissing || state.phase == .finished
+        state.mode == .launch && (state.destination != nil || state.phase == .dismissing || state.phase == .finished)
     }
 
-    /// Whether a state takes the display back: a launch not handed over, in `loading` or
-    /// `error` (the page's rule: a new launch shows the splash again over the app).
+    /// Whether a state takes the display back: an update or a shutdown, whatever the launch; or a
+    /// launch not handed over, in `loading` or `error` (the page's rule: a new launch shows the
+    /// splash again over the app).
     private func wantsSplashBack(_ state: StateMessage) -> Bool {
-        state.launch != handedOff && !Self.handsOver(state) && (state.phase == .loading || state.phase == .error)
+        if state.mode != .launch { return true }
+        return state.launch != handedOff && !Self.handsOver(state) && (state.phase == .loading || state.phase == .error)
     }
 
     private mutating func stateArrived(_ state: StateMessage, at now: Duration) -> [Action] {
@@ -404,7 +407,10 @@ public struct RendererMachine {
     /// `splashd-kms wait`), then master.
     private mutating func takeBack(_ state: StateMessage, at now: Duration) -> [Action] {
         // (In `handingOff` the framebuffers are still this renderer's: drawn on again.)
-        var actions: [Action] = [.log("launch \(state.launch) (\(state.reason.rawValue), \(state.phase.rawValue)): taking the display back")]
+        let why = state.mode == .launch
+            ? "launch \(state.launch) (\(state.reason.rawValue), \(state.phase.rawValue))"
+            : state.mode == .update ? "an update" : "the shutdown"
+        var actions: [Action] = [.log("\(why): taking the display back")]
         handedOff = nil
         handOffWanted = false
         dismissedSent = false

@@ -132,6 +132,23 @@ public struct Theme: Sendable, Equatable {
     public static let errorCodes = ["network", "timeout", "step-failed", "step-skipped"]
     /// `[errors.CODE]` of `theme.toml`, by code.
     public var errorTexts: [String: ErrorText] = [:]
+    /// The words of the update and shutdown views (`[update]`, `[shutdown]` of `theme.toml`).
+    public struct ModeTexts: Sendable, Equatable {
+        /// `[update] title`: over the bar while an update installs.
+        public var updating = "Installing update"
+        /// `[update] warning`: under it.
+        public var warning = "Do not turn off the device"
+        /// `[update] succeeded`: once installed.
+        public var succeeded = "Restarting…"
+        /// `[update] failed`: over the updater's error.
+        public var failed = "Update failed"
+        /// `[shutdown] poweroff` and `reboot`.
+        public var poweroff = "Shutting down"
+        public var reboot = "Restarting"
+
+        public init() {}
+    }
+    public var modeTexts = ModeTexts()
     /// A file name in the theme's directory (no path), or nil for no logo image. With
     /// `firmwareLogo`, the one drawn where the firmware publishes no logo (`logo_fallback`).
     public var logo: String?

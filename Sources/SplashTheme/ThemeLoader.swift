@@ -90,7 +90,7 @@ public enum ThemeLoader {
     /// The keys a `theme.toml` may have at its top level.
     public static let topLevelKeys: Set<String> = [
         "name", "tagline", "logo", "logo_fallback", "font", "font_file", "appearance", "motion", "indicator", "show_progress",
-        "show_step", "app_step", "rotate", "colors", "destinations", "taglines", "transitions", "errors",
+        "show_step", "app_step", "rotate", "colors", "destinations", "taglines", "transitions", "errors", "update", "shutdown",
     ]
 
     public static func parse(bytes: [UInt8], file: String, files: Set<String>) throws(ConfigError) -> Theme {
@@ -166,6 +166,18 @@ public enum ThemeLoader {
                 let detail = problems.collect(try text(texts, "detail")) ?? nil
                 theme.errorTexts[code] = Theme.ErrorText(title: title, detail: detail)
             }
+        }
+        if let table = problems.collect(try root.table("update", suffix: " in [update]")) ?? nil {
+            problems.collect(try table.checkKeys(["title", "warning", "succeeded", "failed"]))
+            if let text = problems.collect(try text(table, "title")) ?? nil { theme.modeTexts.updating = text }
+            if let text = problems.collect(try text(table, "warning")) ?? nil { theme.modeTexts.warning = text }
+            if let text = problems.collect(try text(table, "succeeded")) ?? nil { theme.modeTexts.succeeded = text }
+            if let text = problems.collect(try text(table, "failed")) ?? nil { theme.modeTexts.failed = text }
+        }
+        if let table = problems.collect(try root.table("shutdown", suffix: " in [shutdown]")) ?? nil {
+            problems.collect(try table.checkKeys(["poweroff", "reboot"]))
+            if let text = problems.collect(try text(table, "poweroff")) ?? nil { theme.modeTexts.poweroff = text }
+            if let text = problems.collect(try text(table, "reboot")) ?? nil { theme.modeTexts.reboot = text }
         }
         guard problems.isEmpty else { throw ConfigError(problems: problems) }
         return theme

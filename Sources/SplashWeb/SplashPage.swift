@@ -114,6 +114,17 @@ public enum SplashPage {
                     }
                 }
             }
+            // The update and shutdown views' words ([update], [shutdown]).
+            w.key("modes")
+            w.object { w in
+                let texts = theme.modeTexts
+                w.key("updating"); w.string(texts.updating)
+                w.key("warning"); w.string(texts.warning)
+                w.key("succeeded"); w.string(texts.succeeded)
+                w.key("failed"); w.string(texts.failed)
+                w.key("poweroff"); w.string(texts.poweroff)
+                w.key("reboot"); w.string(texts.reboot)
+            }
             w.key("transitions")
             w.object { w in
                 w.key("exit"); w.string(theme.transitions.exit.rawValue)

@@ -407,7 +407,7 @@ import TestSupport
     @Test func everyThemeKeyIsDrawnHereOrSaysWhyNot() {
         let drawn: Set<String> = [
             "name", "tagline", "taglines", "logo", "logo_fallback", "font", "font_file", "appearance", "motion", "indicator", "show_progress",
-            "show_step", "rotate", "colors", "errors",
+            "show_step", "rotate", "colors", "errors", "update", "shutdown",
         ]
         let notDrawn: [String: String] = [
             "destinations": "the page loads the app's URL under the splash; a native app is started by its unit",
@@ -564,3 +564,93 @@ import TestSupport
     }
 }
 
+
+/// The update and shutdown views drawn as the page draws them (its `#mode`).
+extension SplashPainterTests {
+    @Test func theUpdateViewHasItsTitleABarAsFarAsTheUpdateItsMessageAndTheWarning() throws {
+        let painter = try painter()
+        let view = SplashView(mode: .init(title: "Installing update", progress: 0.5, message: "Copying image to rootfs.0",
+                                          warning: "Do not turn off the device"))
+        let image = SplashImage(width: 1280, height: 800)
+        painter.draw(view, at: .init(sinceShown: 9000), into: image)
+        let layout = painter.layout(view, width: 1280, height: 800)
+        #expect(layout.tagline == nil && layout.indicator == nil && layout.buttons.isEmpty)
+        let title = try #require(layout.modeTitle), bar = try #require(layout.modeProgress)
+        let message = try #require(layout.modeMessage), warning = try #require(layout.modeWarning)
+        #expect(bar.width == 240 && bar.height == 6 && bar.y == title.maxY + 16)
+        #expect(message.y == bar.maxY + 12 && warning.y == message.maxY + 16)
+        for rect in [title, message, warning] { #expect(count(image, rect, differingFrom: Self.teal) > 50) }
+        let fill = try #require(ThemeLoader.rgba(painter.palette.indicator))
+        let filled = image.pixel(x: Int(bar.x + bar.width / 4), y: Int(bar.midY))
+        let empty = image.pixel(x: Int(bar.x + bar.width * 3 / 4), y: Int(bar.midY))
+        #expect(near(filled, (UInt8(fill.r), UInt8(fill.g), UInt8(fill.b)), 3), "the bar's first half is filled")
+        #expect(!near(empty, (UInt8(fill.r), UInt8(fill.g), UInt8(fill.b)), 40), "its second half is not")
+    }
+
+    @Test func aFailedUpdateShowsTheErrorIconAndTheShutdownViewItsWordsAlone() throws {
+        let painter = try painter()
+        let failed = SplashView(mode: .init(title: "Update failed", message: "signature verification failed", failed: true))
+        let image = SplashImage(width: 1280, height: 800)
+        painter.draw(failed, at: .init(sinceShown: 9000), into: image)
+        let layout = painter.layout(failed, width: 1280, height: 800)
+        let icon = try #require(layout.errorIcon)
+        #expect(near(image.pixel(x: Int(icon.x) + 12, y: Int(icon.y) + 3), (0xEA, 0x54, 0x55), 4), "the red ⊗")
+        #expect(layout.modeProgress == nil && layout.modeWarning == nil)
+        #expect(try #require(layout.modeTitle).y == icon.maxY + 12)
+        let down = painter.layout(SplashView(mode: .init(title: "Restarting")), width: 1280, height: 800)
+        #expect(down.modeTitle != nil && down.modeProgress == nil && down.modeMessage == nil && down.errorIcon == nil)
+    }
+}
+
+extension SplashPainterTests {
+    /// The update, failed-update and shutdown views in both renderers: the native drawing against
+    /// the page's screenshots from Chromium (docs/renderer-update*.png, renderer-shutdown.png, made
+    /// by the browser tests), pixel by pixel outside the texts' boxes (glyph edges differ between
+    /// Skia and cairo), and each text's ink in the same box within 2 px.
+    @Test(arguments: ["renderer-update", "renderer-update-failed", "renderer-shutdown"])
+    func theNativeModeViewsAreThePages(name: String) throws {
+        let page = try SplashImage.readPNG("\(Binaries.packageRoot)/docs/\(name).png")
+        try #require(page.width == 1280 && page.height == 800)
+        let texts = Theme.ModeTexts()
+        let mode: SplashView.ModeView =
+            switch name {
+            case "renderer-update":
+                .init(title: texts.updating, progress: 0.4, message: "Copying image to rootfs.0", warning: texts.warning)
+            case "renderer-update-failed":
+                .init(title: texts.failed, message: "signature verification failed", failed: true)
+            default:
+                .init(title: texts.reboot)
+            }
+        let view = SplashView(mode: mode)
+        let image = SplashImage(width: 1280, height: 800)
+        let painter = try painter()
+        painter.draw(view, at: .init(sinceShown: 9000), into: image)
+        let layout = painter.layout(view, width: 1280, height: 800)
+        let texts2 = [layout.name, layout.modeTitle, layout.modeMessage, layout.modeWarning].compactMap(\.self).map {
+            SplashLayout.Rect(x: $0.x - 4, y: $0.y - 4, width: $0.width + 8, height: $0.height + 8)
+        }
+        var outside = 0
+        for y in 0..<800 {
+            for x in 0..<1280 {
+                let a = image.pixel(x: x, y: y), b = page.pixel(x: x, y: y)
+                guard abs(Int(a.r) - Int(b.r)) > 24 || abs(Int(a.g) - Int(b.g)) > 24 || abs(Int(a.b) - Int(b.b)) > 24 else { continue }
+                if !texts2.contains(where: { $0.contains(x: Double(x), y: Double(y)) }) { outside += 1 }
+            }
+        }
+        #expect(outside <= 100, "background, logo, icon and bar: \(outside) pixels differ")
+        func ink(_ image: SplashImage, _ area: SplashLayout.Rect) -> (Int, Int, Int, Int) {
+            var box = (Int.max, Int.max, Int.min, Int.min)
+            for y in Int(area.y)..<Int(area.maxY) {
+                for x in Int(area.x)..<Int(area.x + area.width) where !near(image.pixel(x: x, y: y), Self.teal, 64) {
+                    box = (min(box.0, x), min(box.1, y), max(box.2, x), max(box.3, y))
+                }
+            }
+            return box
+        }
+        for area in texts2 {
+            let mine = ink(image, area), theirs = ink(page, area)
+            #expect(abs(mine.0 - theirs.0) <= 2 && abs(mine.1 - theirs.1) <= 2 && abs(mine.2 - theirs.2) <= 2 && abs(mine.3 - theirs.3) <= 2,
+                    "ink of \(area): \(mine) here, \(theirs) on the page")
+        }
+    }
+}

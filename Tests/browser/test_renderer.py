@@ -835,3 +835,68 @@ def test_the_firmwares_logo_is_on_the_page_where_the_firmware_drew_it(browser, s
     page = open_page(browser, s2)
     assert page.evaluate("document.getElementById('logo-image').getAttribute('src')") == "/theme/logo.svg"
     page.close()
+
+
+def test_update_and_shutdown_views(browser, stack):
+    """SPEC §15: the update view (title, a real bar, the updater's message, the warning), a failed
+    update's error with no buttons, and the shutdown view, drawn from the same theme."""
+    s = stack(config('[update]\nend_view = "10m"\n[[step]]\nid = "wait"\nplugin = "signal"\n', slow_after="10m"))
+    page = open_page(browser, s)
+    s.ctl("update", "--progress", "40", "--message", "Copying image to rootfs.0")
+    page.wait_for("document.documentElement.dataset.mode === 'update' && document.getElementById('mode-message').textContent")
+    view = json.loads(page.evaluate("""(() => { const $ = (id) => document.getElementById(id), css = (id) => getComputedStyle($(id));
+      return JSON.stringify({title: $('mode-title').textContent, message: $('mode-message').textContent,
+        warning: $('mode-warning').textContent, bar: $('mode-progress').getBoundingClientRect().width,
+        filled: $('mode-bar').style.width, status: css('status').display, tagline: css('tagline').display, icon: css('mode-icon').display,
+        logo: css('logo').display, name: css('name').display, titleLook: [css('mode-title').color, css('mode-title').fontSize],
+        gaps: [$('mode-progress').getBoundingClientRect().top - $('mode-title').getBoundingClientRect().bottom,
+               $('mode-message').getBoundingClientRect().top - $('mode-progress').getBoundingClientRect().bottom,
+               $('mode-warning').getBoundingClientRect().top - $('mode-message').getBoundingClientRect().bottom]}); })()"""))
+    assert view == {"title": "Installing update", "message": "Copying image to rootfs.0", "warning": "Do not turn off the device",
+                    "bar": 240, "filled": "40%", "status": "none", "tagline": "none", "icon": "none", "logo": "flex", "name": "block",
+                    "titleLook": ["rgb(255, 255, 255)", "16px"], "gaps": [16, 12, 16]}, view
+    save(page, "renderer-update")
+    # The launch's work ends under the view: it stays loading, and the page shows the update.
+    s.ctl("complete", "wait")
+    s.watcher.wait(lambda st: st["steps"][0]["status"] == "succeeded", 10, "the step done")
+    assert s.watcher.latest["phase"] == "loading" and s.watcher.latest["mode"] == "update"
+    s.ctl("update", "--failed", "signature verification failed")
+    page.wait_for("document.documentElement.dataset.updateResult === 'failed'")
+    failed = json.loads(page.evaluate("""(() => { const $ = (id) => document.getElementById(id), css = (id) => getComputedStyle($(id));
+      return JSON.stringify({title: $('mode-title').textContent, color: css('mode-title').color, message: $('mode-message').textContent,
+        bar: css('mode-progress').display, icon: css('mode-icon').display, warning: css('mode-warning').display,
+        buttons: css('error').display}); })()"""))
+    assert failed == {"title": "Update failed", "color": "rgb(234, 84, 85)", "message": "signature verification failed",
+                      "bar": "none", "icon": "block", "warning": "none", "buttons": "none"}, failed
+    save(page, "renderer-update-failed")
+    s.ctl("shutdown", "--reboot")
+    page.wait_for("document.documentElement.dataset.mode === 'shutdown'")
+    down = json.loads(page.evaluate("""(() => { const $ = (id) => document.getElementById(id), css = (id) => getComputedStyle($(id));
+      return JSON.stringify({title: $('mode-title').textContent, bar: css('mode-progress').display, message: css('mode-message').display,
+        warning: css('mode-warning').display, splash: $('splash').hidden}); })()"""))
+    assert down == {"title": "Restarting", "bar": "none", "message": "none", "warning": "none", "splash": False}, down
+    save(page, "renderer-shutdown")
+    assert s.watcher.latest["phase"] == "loading", "a shutdown holds the launch for good"
+    page.close()
+
+
+def test_an_update_after_the_hand_off_brings_the_splash_back_over_the_app(browser, stack):
+    app = AppServer()
+    try:
+        theme = {"append": f'[destinations]\nhome = "{app.url}/home"\nonboarding = "{app.url}/welcome"\nlogin = "{app.url}/login"\n'}
+        s = stack(config('[update]\nend_view = "0s"\n[[step]]\nid = "wait"\nplugin = "signal"\n', min_display="0ms", exit_animation="60s"),
+                  theme=theme)
+        page = open_page(browser, s, 800, 600)
+        s.ctl("complete", "wait")
+        s.watcher.phase("finished", 30)
+        page.wait_for("document.getElementById('splash').hidden")
+        s.ctl("update", "--progress", "10")
+        page.wait_for("!document.getElementById('splash').hidden && document.documentElement.dataset.mode === 'update'")
+        assert page.evaluate("getComputedStyle(document.getElementById('splash')).opacity") == "1"
+        # The updater's end: the view goes, and the app shows again.
+        s.ctl("update", "--succeeded")
+        page.wait_for("document.documentElement.dataset.mode === 'launch' && document.getElementById('splash').hidden")
+        assert s.watcher.latest["phase"] == "finished"
+        page.close()
+    finally:
+        app.close()

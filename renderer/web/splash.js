@@ -125,6 +125,50 @@
     delete root.dataset.app;
   }
 
+  // The update and shutdown views (SPEC §15): over the app, whatever the launch's phase.
+  function renderMode(next) {
+    const mode = next.mode || "launch";
+    const was = root.dataset.mode || "launch";
+    root.dataset.mode = mode;
+    const view = $("mode");
+    if (mode === "launch") {
+      view.hidden = true;
+      delete root.dataset.updateResult;
+      // Back to a launch that ended under the view: the app shows again (or the last frame stays).
+      if (was !== "launch" && exitDone) splash.hidden = appURL !== null;
+      return false;
+    }
+    if (exit) { exit.cancel(); exit = null; exitDone = true; }
+    splash.hidden = false; splash.style.opacity = ""; app.style.zIndex = ""; unreveal();
+    const words = theme.modes || {};
+    let title, progress = null, message = "", warning = "";
+    if (mode === "shutdown") {
+      title = next.shutdown === "reboot" ? words.reboot : words.poweroff;
+      delete root.dataset.updateResult;
+    } else {
+      const update = next.update || {};
+      root.dataset.updateResult = update.result || "running";
+      if (update.result === "failed") {
+        title = words.failed; message = update.error || update.message || "";
+      } else {
+        title = update.result === "succeeded" ? words.succeeded : words.updating;
+        progress = update.result === "succeeded" ? 1 : Math.max(0, Math.min(1, update.progress || 0));
+        message = update.message || ""; warning = words.warning;
+      }
+    }
+    $("mode-title").textContent = title || "";
+    $("mode-progress").hidden = progress === null;
+    const percent = Math.round((progress || 0) * 100);
+    $("mode-bar").style.width = percent + "%";
+    $("mode-progress").setAttribute("aria-valuenow", String(percent));
+    $("mode-message").textContent = message;
+    $("mode-warning").textContent = warning || "";
+    view.hidden = false;
+    errorView.hidden = true;
+    live.textContent = title || "";
+    return true;
+  }
+
   function render(next) {
     state = next;
     // A new launch shows the splash again over the app: from loading, or from error when it begins
@@ -140,6 +184,12 @@
     root.dataset.launch = next.launch;
     root.dataset.seq = String(next.seq);
     root.dataset.slow = String(next.slow);
+    if (renderMode(next)) {
+      // The launch under the view goes on, unseen: the app may load beneath, nothing exits.
+      const url = urlFor(next.destination);
+      if (url) loadApp(url);
+      return;
+    }
 
     // Progress and the running step's label.
     const percent = Math.round(Math.max(0, Math.min(1, next.progress || 0)) * 100);
