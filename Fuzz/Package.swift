@@ -6,7 +6,7 @@ import PackageDescription
 
 let targets = [
     "request", "toml", "config", "manifest", "plugin-output", "session", "counter", "history", "config-cache", "deep-link",
-    "web-http", "web-frames", "otel-cursor", "otel-records", "theme", "first-frame",
+    "web-http", "web-frames", "otel-cursor", "otel-records", "theme", "first-frame", "psplash-fifo",
 ]
 
 let package = Package(

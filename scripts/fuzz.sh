@@ -10,7 +10,7 @@
 # --address     also build with AddressSanitizer (slower; a separate build in Fuzz/.build-asan)
 # --seed N      libFuzzer's seed (CI uses a fixed one, so a brief run is repeatable)
 # TARGET        request toml config manifest plugin-output session counter history config-cache deep-link
-#               web-http web-frames otel-cursor otel-records theme first-frame first-frame-index
+#               web-http web-frames otel-cursor otel-records theme first-frame psplash-fifo first-frame-index
 #               (default: all; first-frame-index is splashd-kms-first-frame's index reader, C, built
 #               with clang's -fsanitize=fuzzer,address,undefined from helpers/)
 #
@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-all=(request toml config manifest plugin-output session counter history config-cache deep-link web-http web-frames otel-cursor otel-records theme first-frame first-frame-index)
+all=(request toml config manifest plugin-output session counter history config-cache deep-link web-http web-frames otel-cursor otel-records theme first-frame psplash-fifo first-frame-index)
 [ "${#targets[@]}" -gt 0 ] || targets=("${all[@]}")
 
 sanitizers=(--sanitize fuzzer) scratch=.build

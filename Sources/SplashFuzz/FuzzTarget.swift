@@ -43,6 +43,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// The native renderer's first-frame cache file, and the hand-over of
     /// `splashd-kms-first-frame`.
     case firstFrame = "first-frame"
+    /// psplash's FIFO: what its writers send (`PsplashReader`, `PsplashCommand`), into the update
+    /// view (`ModeMachine`).
+    case psplashFIFO = "psplash-fifo"
 
     /// Runs one input through the target.
     public func run(_ bytes: UnsafeRawBufferPointer) {
@@ -63,6 +66,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .otelRecords: FuzzTelemetry.runRecords(bytes)
         case .theme: FuzzTheme.run(bytes)
         case .firstFrame: FuzzFirstFrame.run(bytes)
+        case .psplashFIFO: FuzzPsplash.run(bytes)
         }
     }
 
