@@ -230,6 +230,33 @@ static int on_job_removed(sd_bus_message *message, void *userdata, sd_bus_error 
     return 0;
 }
 
+// Dispatches what comes on `bus` until `stop_fd` is readable (0), the bus fails (-errno), or a
+// handler set `*failure`; blocked in poll(2) between messages.
+static int serve_bus(sd_bus *bus, int stop_fd, const int *failure, char *err, size_t err_length) {
+    for (;;) {
+        int r;
+        do {
+            r = lib.process(bus, NULL);
+            if (r < 0) return fail(r, NULL, "processing the bus", err, err_length);
+            if (*failure) return *failure;
+        } while (r > 0);
+        struct pollfd fds[2] = {
+            {.fd = lib.get_fd(bus), .events = (short)lib.get_events(bus)},
+            {.fd = stop_fd, .events = POLLIN},
+        };
+        uint64_t usec = UINT64_MAX;
+        int timeout = -1;
+        if (lib.get_timeout(bus, &usec) >= 0 && usec != UINT64_MAX) {
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            uint64_t n = (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
+            timeout = usec <= n ? 0 : (int)((usec - n + 999) / 1000);
+        }
+        if (poll(fds, 2, timeout) < 0 && errno != EINTR) return fail(-errno, NULL, "poll", err, err_length);
+        if (fds[1].revents) return 0;
+    }
+}
+
 int splashd_bus_watch_unit(const char *address, const char *unit, int stop_fd, splashd_unit_callback callback, void *context,
                            char *err, size_t err_length) {
     int r = ensure_loaded(err, err_length);
@@ -272,31 +299,7 @@ int splashd_bus_watch_unit(const char *address, const char *unit, int stop_fd, s
         w.stale = 0;
     }
     report(&w);
-    for (;;) {
-        do {
-            r = lib.process(bus, NULL);
-            if (r < 0) { fail(r, NULL, "processing the bus", err, err_length); goto out; }
-            if (w.failure) { r = w.failure; goto out; }
-        } while (r > 0);
-        struct pollfd fds[2] = {
-            {.fd = lib.get_fd(bus), .events = (short)lib.get_events(bus)},
-            {.fd = stop_fd, .events = POLLIN},
-        };
-        uint64_t usec = UINT64_MAX;
-        int timeout = -1;
-        if (lib.get_timeout(bus, &usec) >= 0 && usec != UINT64_MAX) {
-            struct timespec now;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            uint64_t n = (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
-            timeout = usec <= n ? 0 : (int)((usec - n + 999) / 1000);
-        }
-        if (poll(fds, 2, timeout) < 0 && errno != EINTR) {
-            r = -errno;
-            fail(r, NULL, "poll", err, err_length);
-            goto out;
-        }
-        if (fds[1].revents) { r = 0; goto out; }
-    }
+    r = serve_bus(bus, stop_fd, &w.failure, err, err_length);
 out:
     lib.error_free(&error);
     if (slot) lib.slot_unref(slot);
@@ -352,4 +355,125 @@ out:
     if (reply) lib.message_unref(reply);
     if (bus) lib.flush_close_unref(bus);
     return r < 0 ? r : 0;
+}
+
+// RAUC's installer (SPEC §15).
+
+static const char *const rauc_service = "de.pengutronix.rauc";
+static const char *const rauc_interface = "de.pengutronix.rauc.Installer";
+
+typedef struct {
+    splashd_rauc_callback callback;
+    void *context;
+    int failure;
+    char *err;
+    size_t err_length;
+} rauc_watch;
+
+// Reads an a{sv} of the Installer's properties into `event`: Operation, Progress, LastError.
+static int read_rauc_properties(sd_bus_message *m, splashd_rauc_event *event) {
+    int r = lib.enter_container(m, 'a', "{sv}");
+    if (r < 0) return r;
+    while ((r = lib.enter_container(m, 'e', "sv")) > 0) {
+        const char *name = NULL, *text = NULL;
+        r = lib.message_read(m, "s", &name);
+        if (r < 0) return r;
+        if (strcmp(name, "Operation") == 0) {
+            r = lib.message_read(m, "v", "s", &text);
+            if (r >= 0) { event->has_operation = 1; copy(event->operation, sizeof event->operation, text); }
+        } else if (strcmp(name, "Progress") == 0) {
+            int32_t percentage = 0, depth = 0;
+            r = lib.message_read(m, "v", "(isi)", &percentage, &text, &depth);
+            if (r >= 0) {
+                event->has_progress = 1;
+                event->percentage = percentage;
+                event->depth = depth;
+                copy(event->message, sizeof event->message, text);
+            }
+        } else if (strcmp(name, "LastError") == 0) {
+            r = lib.message_read(m, "v", "s", &text);
+            if (r >= 0) { event->has_last_error = 1; copy(event->last_error, sizeof event->last_error, text); }
+        } else {
+            r = lib.skip(m, "v");
+        }
+        if (r < 0) return r;
+        r = lib.exit_container(m);
+        if (r < 0) return r;
+    }
+    if (r < 0) return r;
+    return lib.exit_container(m);
+}
+
+static int on_rauc_properties(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
+    (void)ret_error;
+    rauc_watch *w = userdata;
+    const char *interface = NULL;
+    if (lib.message_read(message, "s", &interface) < 0 || !interface || strcmp(interface, rauc_interface) != 0) return 0;
+    splashd_rauc_event event = {.kind = SPLASHD_RAUC_EVENT_PROPERTIES};
+    int r = read_rauc_properties(message, &event);
+    if (r < 0) {
+        // A signal that does not read as RAUC's is not taken; the watch goes on.
+        return 0;
+    }
+    w->callback(w->context, &event);
+    return 0;
+}
+
+static int on_rauc_completed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
+    (void)ret_error;
+    rauc_watch *w = userdata;
+    int32_t result = 0;
+    if (lib.message_read(message, "i", &result) < 0) return 0;
+    splashd_rauc_event event = {.kind = SPLASHD_RAUC_EVENT_COMPLETED, .result = result};
+    w->callback(w->context, &event);
+    return 0;
+}
+
+int splashd_bus_watch_rauc(const char *address, int stop_fd, splashd_rauc_callback callback, void *context, char *err,
+                           size_t err_length) {
+    int r = ensure_loaded(err, err_length);
+    if (r < 0) return r;
+    sd_bus *bus = NULL;
+    sd_bus_slot *properties = NULL, *completed = NULL;
+    sd_bus_error error = SD_BUS_ERROR_NULL;
+    sd_bus_message *reply = NULL;
+    rauc_watch w = {.callback = callback, .context = context, .err = err, .err_length = err_length};
+
+    r = open_bus(address, &bus);
+    if (r < 0) { fail(r, NULL, "connecting to the system bus", err, err_length); goto out; }
+    // Matched by the well-known name: the bus daemon routes by the owner of the moment, so a RAUC
+    // that starts (or restarts) later is heard too.
+    r = lib.match_signal(bus, &properties, rauc_service, "/", "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                         on_rauc_properties, &w);
+    if (r < 0) { fail(r, NULL, "adding RAUC's PropertiesChanged match", err, err_length); goto out; }
+    r = lib.match_signal(bus, &completed, rauc_service, "/", rauc_interface, "Completed", on_rauc_completed, &w);
+    if (r < 0) { fail(r, NULL, "adding RAUC's Completed match", err, err_length); goto out; }
+    // Its state now, if it runs (NameHasOwner starts nothing; a GetAll would bus-activate it).
+    int owned = 0;
+    r = lib.call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner", &error,
+                        &reply, "s", rauc_service);
+    if (r >= 0) r = lib.message_read(reply, "b", &owned);
+    if (r < 0) { fail(r, &error, "NameHasOwner", err, err_length); goto out; }
+    lib.message_unref(reply);
+    reply = NULL;
+    if (owned) {
+        r = lib.call_method(bus, rauc_service, "/", "org.freedesktop.DBus.Properties", "GetAll", &error, &reply, "s",
+                            rauc_interface);
+        if (r >= 0) {
+            splashd_rauc_event event = {.kind = SPLASHD_RAUC_EVENT_PROPERTIES};
+            if (read_rauc_properties(reply, &event) >= 0) callback(context, &event);
+        }
+        // RAUC gone between the two calls: its next start is heard by the matches.
+        lib.error_free(&error);
+        if (reply) lib.message_unref(reply);
+        reply = NULL;
+    }
+    r = serve_bus(bus, stop_fd, &w.failure, err, err_length);
+out:
+    lib.error_free(&error);
+    if (reply) lib.message_unref(reply);
+    if (properties) lib.slot_unref(properties);
+    if (completed) lib.slot_unref(completed);
+    if (bus) lib.flush_close_unref(bus);
+    return r;
 }

@@ -17,7 +17,7 @@ public enum ConfigLoader {
     public static let maximumFileSize = 16 << 20
 
     static let topLevelKeys: Set<String> = ["splash", "socket", "daemon", "app", "update", "step"]
-    static let updateKeys: Set<String> = ["psplash_fifo", "end_view"]
+    static let updateKeys: Set<String> = ["psplash_fifo", "rauc", "end_view"]
     static let appKeys: Set<String> = ["unit", "heartbeat", "max_restarts", "restart_window"]
     static let daemonKeys: Set<String> = ["release_memory_after_launch"]
     static let splashKeys: Set<String> = ["min_display", "slow_after", "timeout", "exit_animation", "allow_offline"]
@@ -162,6 +162,7 @@ public enum ConfigLoader {
         guard let reader else { return update }
         try reader.checkKeys(updateKeys)
         if let value = try reader.bool("psplash_fifo") { update.psplashFIFO = value }
+        if let value = try reader.bool("rauc") { update.rauc = value }
         if let value = try reader.duration("end_view") {
             guard value <= .seconds(600) else {
                 throw reader.error(at: "end_view", "end_view in [update] must be at most 10m (the view of a finished update, before the app comes back)")

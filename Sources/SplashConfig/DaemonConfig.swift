@@ -77,12 +77,16 @@ public struct UpdateSettings: Sendable, Equatable {
     /// by default), so SWUpdate's `swupdate-progress -p`, Mender's state scripts and
     /// `psplash-write` drive the update view (default off).
     public var psplashFIFO = false
+    /// `rauc`: follow RAUC's installer on the system bus (`Operation`, `Progress`, `LastError`,
+    /// `Completed`) (default off).
+    public var rauc = false
     /// `end_view`: how long a finished update's view ("Restarting…", or its error) stays before
     /// the launch's view comes back (default 10 s), unless the device goes down first.
     public var endView: Duration = .seconds(10)
 
-    public init(psplashFIFO: Bool = false, endView: Duration = .seconds(10)) {
+    public init(psplashFIFO: Bool = false, rauc: Bool = false, endView: Duration = .seconds(10)) {
         self.psplashFIFO = psplashFIFO
+        self.rauc = rauc
         self.endView = endView
     }
 }

@@ -53,9 +53,6 @@ public protocol AppUnitBus: Sendable {
 /// wake-up while nothing changes. Calls also run on a short-lived thread each, so a slow bus
 /// never holds one of the few cooperative threads.
 public struct SystemdAppBus: AppUnitBus {
-    /// How long to wait before connecting again after the bus failed, at most.
-    static let maximumPause: Duration = .seconds(30)
-
     /// The D-Bus address of the bus systemd is on; nil: the system bus (`DBUS_SYSTEM_BUS_ADDRESS`
     /// or its default). Tests give a private bus with a fake systemd on it.
     public let address: String?
@@ -65,46 +62,20 @@ public struct SystemdAppBus: AppUnitBus {
     }
 
     public func watch(_ unit: String, onEvent: @escaping @Sendable (AppUnitEvent) -> Void) -> @Sendable () -> Void {
-        var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else {
-            onEvent(.lost("cannot make the watch's stop pipe: errno \(errno)"))
-            return {}
-        }
-        let stopRead = pipeEnds[0]
-        let stopWrite = pipeEnds[1]
-        // Not inherited by plugin processes.
-        _ = fcntl(stopRead, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(stopWrite, F_SETFD, FD_CLOEXEC)
-        let stopped = Atomic<Bool>(false)
         let address = address
-        BlockingThread.start {
-            defer { close(stopRead) }
-            var pause = Duration.seconds(1)
-            while true {
+        return BusWatch.start(
+            attempt: { stopFD, message in
                 let box = Unmanaged.passRetained(WatchSink(onEvent))
-                var message = [CChar](repeating: 0, count: 512)
-                let result = splashd_bus_watch_unit(address, unit, stopRead, { context, event in
+                defer { box.release() }
+                let result = splashd_bus_watch_unit(address, unit, stopFD, { context, event in
                     guard let context, let event else { return }
                     let sink = Unmanaged<WatchSink>.fromOpaque(context).takeUnretainedValue()
                     sink.deliver(event.pointee)
-                }, box.toOpaque(), &message, message.count)
-                let delivered = box.takeUnretainedValue().delivered.load(ordering: .relaxed)
-                box.release()
-                if result == 0 { return }
-                onEvent(.lost(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
-                if delivered { pause = .seconds(1) }
-                // Wait out the pause, or stop when asked.
-                var stop = pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0)
-                if poll(&stop, 1, Int32(pause.components.seconds * 1000)) > 0 { return }
-                pause = min(pause * 2, Self.maximumPause)
-            }
-        }
-        return {
-            guard !stopped.exchange(true, ordering: .relaxed) else { return }
-            var byte: UInt8 = 1
-            _ = write(stopWrite, &byte, 1)
-            close(stopWrite)
-        }
+                }, box.toOpaque(), message, 512)
+                return (result, box.takeUnretainedValue().delivered.load(ordering: .relaxed))
+            },
+            onLost: { onEvent(.lost($0)) }
+        )
     }
 
     public func start(_ unit: String, restart: Bool) async throws(AppUnitError) -> UInt32 {

@@ -341,6 +341,21 @@ struct DaemonService: Service, CustomStringConvertible {
                 let (group, logger) = (self.group, self.logger)
                 tasks.addTask { await PsplashFIFO.serve(path: path, group: group, controller: controller, logger: logger) }
             }
+            if update.rauc {
+                let (controller, logger) = (self.controller, self.logger)
+                tasks.addTask {
+                    logger.info("following RAUC's installer on the system bus: its progress drives the update view")
+                    let stop = RaucWatch.start(controller: controller, logger: logger)
+                    // Until the daemon stops.
+                    let (stopped, stopping) = AsyncStream<Void>.makeStream()
+                    await withTaskCancellationHandler {
+                        for await _ in stopped {}
+                    } onCancel: {
+                        stopping.finish()
+                        stop()
+                    }
+                }
+            }
             if releaseMemoryAfterLaunch {
                 tasks.addTask { await MemoryReleaseAfterLaunch(logger: logger).run(following: broadcaster.observe()) }
             }

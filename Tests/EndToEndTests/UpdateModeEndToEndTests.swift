@@ -11,7 +11,7 @@ import TestSupport
     var fifoDirectories: [TemporaryDirectory] = []
 
     /// The launch waits on first-frame, in `loading` however slow the machine.
-    static func config(endView: String = "0s") -> String {
+    nonisolated static func config(endView: String = "0s") -> String {
         """
         [splash]
         min_display = "0ms"

@@ -57,4 +57,35 @@ enum splashd_unit_method {
 int splashd_bus_unit_call(const char *address, int method, const char *unit, uint32_t *job, char *err,
                           size_t err_length);
 
+/// What RAUC's installer said (`de.pengutronix.rauc.Installer`, SPEC §15).
+enum splashd_rauc_event_kind {
+    SPLASHD_RAUC_EVENT_PROPERTIES = 0, // a PropertiesChanged signal (or the GetAll at the start)
+    SPLASHD_RAUC_EVENT_COMPLETED = 1,  // the Completed signal
+};
+
+typedef struct {
+    int kind; // enum splashd_rauc_event_kind
+    /// Each field is set only when the signal carried it.
+    int has_operation;
+    char operation[32];
+    int has_progress;
+    int32_t percentage;
+    int32_t depth;
+    char message[512];
+    int has_last_error;
+    char last_error[1024];
+    /// Completed's result: 0 succeeded, anything else failed.
+    int32_t result;
+} splashd_rauc_event;
+
+typedef void (*splashd_rauc_callback)(void *context, const splashd_rauc_event *event);
+
+/// Watches RAUC's installer on the system bus (or the bus at `address`) until `stop_fd` is
+/// readable (returns 0) or the connection fails (-errno): its PropertiesChanged signals
+/// (Operation, Progress, LastError) and Completed, in the order RAUC sent them. Reading them needs
+/// no grant (RAUC's bus policy lets anyone talk to it). When RAUC is on the bus at the start, its
+/// properties first (GetAll); RAUC is never started for it (no bus activation).
+int splashd_bus_watch_rauc(const char *address, int stop_fd, splashd_rauc_callback callback, void *context, char *err,
+                           size_t err_length);
+
 #endif

@@ -1,0 +1,296 @@
+import Foundation
+import SplashClient
+import SplashCore
+import Testing
+import TestSupport
+
+/// The signing keys of the updaters' tests: a CA, a signing certificate it issued (no extended key
+/// usage: RAUC checks `smimesign`, Debian's SWUpdate the same), and another CA's signer.
+enum UpdateKeys {
+    static func run(_ program: String, _ arguments: [String], in directory: TemporaryDirectory, environment: [String: String] = [:]) throws {
+        let result = try ProcessRunner.run(program, arguments, environment: environment, timeout: .seconds(120))
+        try #require(result.status == 0, "\(program) \(arguments.joined(separator: " ")): \(result.stderr)")
+    }
+
+    /// A CA, a signing certificate it issued (no extended key usage: RAUC checks `smimesign`),
+    /// and another CA's signer for the broken bundle.
+    static func make(in d: TemporaryDirectory) throws {
+        for ca in ["ca", "other-ca"] {
+            try run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", d.file("\(ca).key.pem"), "-out",
+                                         d.file("\(ca).cert.pem"), "-days", "30", "-subj", "/O=splashd test/CN=\(ca)",
+                                         "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"], in: d)
+        }
+        _ = try d.write("ext.cnf", "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n")
+        for (signer, ca) in [("signing", "ca"), ("other", "other-ca")] {
+            try run("/usr/bin/openssl", ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", d.file("\(signer).key.pem"), "-out",
+                                         d.file("\(signer).csr"), "-subj", "/O=splashd test/CN=\(signer)"], in: d)
+            try run("/usr/bin/openssl", ["x509", "-req", "-in", d.file("\(signer).csr"), "-CA", d.file("\(ca).cert.pem"), "-CAkey",
+                                         d.file("\(ca).key.pem"), "-CAcreateserial", "-out", d.file("\(signer).cert.pem"), "-days", "30",
+                                         "-extfile", d.file("ext.cnf")], in: d)
+        }
+    }
+}
+
+/// Real RAUC (Debian 12's 1.8) installing real bundles into two file-backed slots, its service on a
+/// private bus that splashd reads as its system bus: the update view follows RAUC's own progress,
+/// and a bundle signed by another CA shows RAUC's error.
+@MainActor @Suite final class RaucEndToEndTests {
+    static let rauc = "/usr/bin/rauc"
+    let directory: TemporaryDirectory
+    let bus = Process()
+    let service = Process()
+    let address: String
+
+    /// A plain bundle of a 1 MiB image, signed by `signer`.
+    static func makeBundle(_ name: String, signer: String, in d: TemporaryDirectory) throws -> String {
+        let content = d.file("content-\(name)")
+        try FileManager.default.createDirectory(atPath: content, withIntermediateDirectories: true)
+        var image = [UInt8](repeating: 0, count: 1 << 20)
+        var random = SplitMix64(state: 38)
+        for index in image.indices { image[index] = UInt8(truncatingIfNeeded: random.next()) }
+        try Data(image).write(to: URL(fileURLWithPath: content + "/rootfs.img"))
+        try "[update]\ncompatible=splashd-test\nversion=1.0.0\n\n[bundle]\nformat=plain\n\n[image.rootfs]\nfilename=rootfs.img\n"
+            .write(toFile: content + "/manifest.raucm", atomically: true, encoding: .utf8)
+        let bundle = d.file("\(name).raucb")
+        try UpdateKeys.run(rauc, ["bundle", "--cert=\(d.file("\(signer).cert.pem"))", "--key=\(d.file("\(signer).key.pem"))", content, bundle], in: d)
+        return bundle
+    }
+
+    init() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.rauc), "needs rauc (scripts/setup.sh installs it)")
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/mksquashfs"), "needs squashfs-tools (scripts/setup.sh installs it)")
+        try #require(getuid() == 0, "RAUC mounts the bundle: root")
+        directory = try TemporaryDirectory()
+        let d = directory
+        try UpdateKeys.make(in: d)
+        for slot in ["slot-a.img", "slot-b.img"] {
+            _ = FileManager.default.createFile(atPath: d.file(slot), contents: Data(count: 2 << 20))
+        }
+        for sub in ["data", "mnt"] { try FileManager.default.createDirectory(atPath: d.file(sub), withIntermediateDirectories: true) }
+        _ = try d.write("system.conf", """
+            [system]
+            compatible=splashd-test
+            bootloader=noop
+            data-directory=\(d.file("data"))
+
+            [keyring]
+            path=\(d.file("ca.cert.pem"))
+
+            [slot.rootfs.0]
+            device=\(d.file("slot-a.img"))
+            type=raw
+            bootname=A
+
+            [slot.rootfs.1]
+            device=\(d.file("slot-b.img"))
+            type=raw
+            bootname=B
+
+            """)
+        address = "unix:path=\(d.file("bus"))"
+        bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        bus.arguments = ["--session", "--nofork", "--nopidfile", "--address=\(address)", "--print-address"]
+        let busOut = Pipe()
+        bus.standardOutput = busOut
+        bus.standardError = FileHandle.nullDevice
+        try bus.run()
+        _ = busOut.fileHandleForReading.availableData  // its address: listening
+        service.executableURL = URL(fileURLWithPath: Self.rauc)
+        service.arguments = ["--conf=\(d.file("system.conf"))", "--mount=\(d.file("mnt"))", "service", "--override-boot-slot=A"]
+        service.environment = ProcessInfo.processInfo.environment.merging(busEnvironment) { _, new in new }
+        service.standardOutput = FileHandle.nullDevice
+        service.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try service.run()
+    }
+
+    deinit {
+        for process in [service, bus] where process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// RAUC's service and client both on the private bus.
+    var busEnvironment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address, "DBUS_STARTER_BUS_TYPE": "session"] }
+
+    /// Whether RAUC's service owns its name on the bus.
+    func raucIsOnTheBus() throws -> Bool {
+        let answer = try ProcessRunner.run("/usr/bin/dbus-send", ["--bus=\(address)", "--print-reply", "--dest=org.freedesktop.DBus", "/",
+                                                                 "org.freedesktop.DBus.NameHasOwner", "string:de.pengutronix.rauc"])
+        return answer.stdout.contains("boolean true")
+    }
+
+    /// Runs `rauc install` in the background; its exit status when it ends.
+    func install(_ bundle: String) throws -> Process {
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: Self.rauc)
+        client.arguments = ["install", bundle]
+        client.environment = ProcessInfo.processInfo.environment.merging(busEnvironment) { _, new in new }
+        client.standardOutput = FileHandle.nullDevice
+        client.standardError = FileHandle.nullDevice
+        try client.run()
+        return client
+    }
+
+    @Test func theUpdateViewFollowsRAUCsRealProgressAndItsError() async throws {
+        let d = directory
+        let good = try Self.makeBundle("good", signer: "signing", in: d)
+        let bad = try Self.makeBundle("bad", signer: "other", in: d)
+        #expect(await waitUntil { (try? self.raucIsOnTheBus()) == true }, "RAUC's service on the bus")
+        let daemon = try DaemonProcess(config: """
+            [splash]
+            min_display = "0ms"
+            exit_animation = "0ms"
+            timeout = "10m"
+
+            [update]
+            rauc = true
+            end_view = "10m"
+
+            [[step]]
+            id = "first-frame"
+            plugin = "signal"
+            """, environment: ["DBUS_SYSTEM_BUS_ADDRESS": address])
+        #expect(daemon.waitForLog("following RAUC's installer"))
+        let renderer = try daemon.connect()
+        var seen: [UpdateStatus] = []
+        func follow(until done: @escaping (UpdateStatus) -> Bool) throws -> StateMessage {
+            try renderer.follow(timeout: .seconds(120) * waitScale) { state, _ in
+                guard let update = state.update else { return true }
+                if seen.last != update { seen.append(update) }
+                return !done(update)
+            }
+        }
+        let client = try install(good)
+        let done = try follow { $0.result != .running }
+        client.waitUntilExit()
+        #expect(client.terminationStatus == 0, "rauc install succeeded")
+        #expect(done.mode == .update && done.update?.result == .succeeded && done.update?.progress == 1, "\(seen)")
+        let progress = seen.map(\.progress)
+        #expect(progress == progress.sorted(), "RAUC's progress rises, never backwards: \(progress)")
+        // Every step RAUC reported is in the journal, in RAUC's order; the states carried some
+        // of them (a renderer draws one a frame), each one of RAUC's, in that order.
+        let steps = [
+            "0% Installing", "0% Determining slot states", "20% Determining slot states done.", "20% Checking bundle",
+            "20% Verifying signature", "40% Verifying signature done.", "40% Checking bundle done.", "40% Checking manifest contents",
+            "60% Checking manifest contents done.", "60% Determining target install group", "80% Determining target install group done.",
+            "80% Updating slots", "80% Checking slot rootfs.1", "90% Checking slot rootfs.1 done.", "90% Copying image to rootfs.1",
+            "99% Copying image to rootfs.1 done.", "99% Updating slots done.", "100% Installing done.",
+        ]
+        let logged = daemon.logLines(containing: "RAUC: ").compactMap { line in line.range(of: "RAUC: ").map { String(line[$0.upperBound...]) } }
+        #expect(Array(logged.prefix(steps.count)) == steps, "\(logged)")
+        let shown = seen.compactMap { update in update.message.map { "\(Int((update.progress * 100).rounded()))% \($0)" } }
+        var position = 0
+        for step in shown {
+            guard let found = steps[position...].firstIndex(of: step) else {
+                Issue.record("\(step) is not one of RAUC's steps after \(steps[max(0, position - 1)]): \(shown)")
+                break
+            }
+            position = found
+        }
+        #expect(shown.last == "100% Installing done.")
+        #expect(seen.allSatisfy { $0.source == .rauc })
+        print("RAUC's states, in order:", seen.map { "\(Int(($0.progress * 100).rounded()))% \($0.message ?? "")" })
+        #expect(daemon.waitForLog("the update succeeded after"))
+        // The slot holds the image.
+        let slot = try Data(contentsOf: URL(fileURLWithPath: d.file("slot-b.img")))
+        let image = try Data(contentsOf: URL(fileURLWithPath: d.file("content-good/rootfs.img")))
+        #expect(slot.prefix(image.count) == image)
+
+        // A bundle signed by another CA: RAUC's error, no buttons.
+        seen = []
+        let refused = try install(bad)
+        let failed = try follow { $0.result == .failed }
+        refused.waitUntilExit()
+        #expect(refused.terminationStatus != 0)
+        #expect(failed.update?.error?.hasPrefix("signature verification failed") == true, "\(String(describing: failed.update))")
+        #expect(daemon.waitForLog("the update failed after"))
+        #expect(daemon.stop() == 0)
+    }
+}
+
+/// Real SWUpdate (Debian 12's 2022.12) installing a signed image into a file with its raw handler,
+/// and its own `swupdate-progress -p` writing psplash's FIFO, which splashd reads.
+@MainActor @Suite struct SWUpdateEndToEndTests {
+    @Test func swupdateProgressDrivesTheUpdateViewThroughPsplashsFIFO() async throws {
+        for tool in ["/usr/bin/swupdate", "/usr/bin/swupdate-progress", "/usr/bin/cpio"] {
+            try #require(FileManager.default.isExecutableFile(atPath: tool), "needs \(tool) (scripts/setup.sh installs swupdate and cpio)")
+        }
+        let d = try TemporaryDirectory()
+        try UpdateKeys.make(in: d)
+        let content = d.file("content")
+        try FileManager.default.createDirectory(atPath: content, withIntermediateDirectories: true)
+        var image = [UInt8](repeating: 0, count: 3 << 20)
+        var random = SplitMix64(state: 15)
+        for index in image.indices { image[index] = UInt8(truncatingIfNeeded: random.next()) }
+        try Data(image).write(to: URL(fileURLWithPath: content + "/rootfs.img"))
+        let target = d.file("slot-a.img")
+        _ = FileManager.default.createFile(atPath: target, contents: Data(count: 4 << 20))
+        let sum = try ProcessRunner.run("/usr/bin/sha256sum", [content + "/rootfs.img"])
+        let sha = String(sum.stdout.prefix(64))
+        try #"""
+            software = { version = "1.0.0"; hardware-compatibility = [ "1.0" ];
+              images: ( { filename = "rootfs.img"; device = "\#(target)"; type = "raw"; sha256 = "\#(sha)"; } ); }
+            """#.write(toFile: content + "/sw-description", atomically: true, encoding: .utf8)
+        try UpdateKeys.run("/usr/bin/openssl", ["cms", "-sign", "-in", content + "/sw-description", "-out", content + "/sw-description.sig",
+                                                "-signer", d.file("signing.cert.pem"), "-inkey", d.file("signing.key.pem"), "-outform", "DER",
+                                                "-nosmimecap", "-binary"], in: d)
+        // The order matters: sw-description first, then its signature.
+        try UpdateKeys.run("/bin/sh", ["-c", "cd '\(content)' && printf 'sw-description\\nsw-description.sig\\nrootfs.img\\n' | cpio -o -H crc > '\(d.file("update.swu"))'"], in: d)
+        let run = d.file("run")
+        let scratch = d.file("tmp")
+        for directory in [run, scratch] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        let daemon = try DaemonProcess(config: UpdateModeEndToEndTests.config(), environment: ["PSPLASH_FIFO_DIR": run])
+        #expect(daemon.waitForLog("reading psplash's FIFO"))
+        let renderer = try daemon.connect()
+        let environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch, "PSPLASH_FIFO_DIR": run]) { _, new in new }
+        let progress = Process()
+        progress.executableURL = URL(fileURLWithPath: "/usr/bin/swupdate-progress")
+        progress.arguments = ["-p", "-w"]
+        progress.environment = environment
+        progress.standardOutput = FileHandle.nullDevice
+        progress.standardError = FileHandle.nullDevice
+        progress.standardInput = FileHandle.nullDevice
+        try progress.run()
+        defer {
+            // swupdate-progress, and what swupdate left running (its forked helper outlives it):
+            // the processes whose command line names this test's directory.
+            var pids = [progress.processIdentifier]
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+                guard let pid = Int32(entry), let line = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(entry)/cmdline")) else { continue }
+                if String(decoding: line, as: UTF8.self).contains(d.path) { pids.append(pid) }
+            }
+            for pid in pids { kill(pid, SIGKILL) }
+        }
+        let install = Process()
+        defer { kill(install.processIdentifier, SIGKILL) }
+        install.executableURL = URL(fileURLWithPath: "/usr/bin/swupdate")
+        install.arguments = ["-v", "-k", d.file("ca.cert.pem"), "-H", "kiosk:1.0", "-i", d.file("update.swu")]
+        install.environment = environment
+        _ = FileManager.default.createFile(atPath: d.file("swupdate.log"), contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: d.file("swupdate.log")))
+        install.standardOutput = log
+        install.standardError = log
+        install.standardInput = FileHandle.nullDevice
+        try install.run()
+        var seen: [UpdateStatus] = []
+        // Until SWUpdate's QUIT (5 s after its "MSG SUCCESS") ends the view.
+        let end = try renderer.follow(timeout: .seconds(120) * waitScale) { state, _ in
+            if let update = state.update, seen.last != update { seen.append(update) }
+            return !(state.mode == .launch && !seen.isEmpty)
+        }
+        // Its own word (its exit is not looked at: the helper it forks and leaves running holds
+        // the descriptor Foundation watches for the exit).
+        let said = (try? String(contentsOfFile: d.file("swupdate.log"), encoding: .utf8)) ?? ""
+        #expect(said.contains("SWUpdate was successful !"), "\(said.suffix(2000))")
+        #expect(end.update == nil)
+        #expect(seen.contains { $0.message == "step 1 of 1" }, "\(seen)")
+        #expect(seen.contains { $0.message == "SUCCESS" }, "\(seen)")
+        #expect(seen.allSatisfy { $0.source == .psplash && $0.result == .running })
+        print("SWUpdate's states, in order:", seen.map { "\(Int(($0.progress * 100).rounded()))% \($0.message ?? "")" })
+        let written = try Data(contentsOf: URL(fileURLWithPath: target))
+        #expect(written.prefix(image.count) == Data(image), "the raw handler wrote the image")
+        #expect(daemon.waitForLog("the update's writer said QUIT"))
+        #expect(daemon.stop() == 0)
+    }
+}
