@@ -50,10 +50,13 @@ install -D -m 0755 "$binaries/splashd-kms-first-frame" "$root$libdir/splashd/spl
 # One executable for the daemon and its client: 15 MB less on disk, 4 MB less to download
 # (docs/benchmarks.md, "Package sizes").
 ln -sfn splashd "$root$bindir/splashctl"
+# psplash's client under its own name (SPEC §15): Mender's state scripts and anything else that
+# calls psplash-write drive splashd's update view unchanged.
+ln -sfn splashd "$root$bindir/psplash-write"
 
 # systemd: the units name /usr/bin and /usr/share/doc; another prefix is written into them.
-for unit in splashd.service splashd.socket splashd-finished.service splashd-web.service splashd-otel.service \
-    splashd-kms.service splashd-kms-handoff.service; do
+for unit in splashd.service splashd.socket splashd-finished.service splashd-shutdown.service splashd-web.service \
+    splashd-otel.service splashd-kms.service splashd-kms-handoff.service; do
     dir "$unitdir"
     sed -e "s|/usr/bin/splash|$bindir/splash|g" -e "s|/usr/lib/splashd/splashd-kms|$libdir/splashd/splashd-kms|g" \
         -e "s|file:/usr/share/doc/splashd/|file:$docdir/|g" \

@@ -1557,3 +1557,78 @@ def test_15_still_running(ct: Container, verdict):
     verdict.ev(f"is-system-running: {system}; failed units: {failed or 'none'}")
     if system != "running":
         verdict.bad(f"the system is {system}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Check 21 (last: it reboots the container): the shutdown view (SPEC §15). The package enables
+# splashd-shutdown.service for the shutdown targets; `systemctl reboot` tells splashd early, so a
+# subscriber sees mode shutdown ("Restarting") before the container is gone, and the journal (kept
+# on disk for it) has the shutdown's MESSAGE_ID.
+
+# Every state line into /var/tmp/states.jsonl until the end (splashctl watch ends at finished).
+SUBSCRIBER = """
+import socket
+s = socket.socket(socket.AF_UNIX)
+s.connect("/run/splashd/splashd.sock")
+s.sendall(b'{"cmd":"subscribe","ticks":false}\\n')
+with open("/var/tmp/states.jsonl", "ab", buffering=0) as out:
+    while True:
+        data = s.recv(65536)
+        if not data:
+            break
+        out.write(data)
+"""
+
+
+@check(21, "shutdown-view", stage="booted", package=True)
+def test_21_shutdown_view(ct: Container, verdict):
+    shutil.copy(ct.files / ct.deb_name, ct.root / "srv/systest" / ct.deb_name)
+    ok, took = ct.apt_get("install", f"/srv/systest/{ct.deb_name}")
+    if not ok:
+        verdict.bad("apt-get install of splashd failed")
+        return
+    enabled = enabled_of(ct, "splashd-shutdown.service")
+    wanted_by = ct.prop("splashd-shutdown.service", "WantedBy").split()
+    verdict.ev(f"install: {took}; splashd-shutdown.service {enabled}, wanted by {' '.join(sorted(wanted_by))}")
+    if enabled != "enabled" or not {"poweroff.target", "reboot.target", "halt.target", "kexec.target"} <= set(wanted_by):
+        verdict.bad("splashd-shutdown.service is not enabled for the shutdown targets")
+    if not ct.cl("systemctl", "start", "splashd.service"):
+        verdict.bad("splashd.service did not start")
+        return
+    # The journal on disk, so that it is there once the container is gone.
+    ct.c("mkdir", "-p", "/var/log/journal")
+    ct.c("systemd-tmpfiles", "--create", "--prefix", "/var/log/journal")
+    ct.c("journalctl", "--flush")
+    states_file = ct.root / "var/tmp/states.jsonl"
+    if not ct.cl("systemd-run", "--unit=systest-states", "-p", "DefaultDependencies=no", "--quiet", "/usr/bin/python3", "-c",
+                 SUBSCRIBER):
+        verdict.bad("the subscriber did not start")
+        return
+    deadline = time.monotonic() + 20
+    while not (states_file.exists() and states_file.stat().st_size > 0) and time.monotonic() < deadline:
+        time.sleep(0.1)  # the subscriber's first state: a file on the overlay, no event to wait for
+    if not (states_file.exists() and states_file.stat().st_size > 0):
+        verdict.bad("the subscriber got no state")
+        return
+    started = time.time_ns()
+    ct.c("systemctl", "reboot", "--no-block")
+    try:
+        ct.nspawn.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        verdict.bad("the container did not reboot within 120 s")
+        return
+    states = json_objects(states_file.read_text(errors="replace"))
+    modes = [s.get("mode", "launch") for s in states if s.get("type") == "state"]
+    down = [s for s in states if s.get("mode") == "shutdown"]
+    verdict.ev(f"reboot: the container gone after {ms_since(started)} ms; {len(modes)} states seen, modes {sorted(set(modes))}"
+               f"{', the shutdown view: ' + str(down[0].get('shutdown')) if down else ''}")
+    if not down or down[0].get("shutdown") != "reboot":
+        verdict.bad("no state in mode shutdown (reboot) before the container was gone")
+    journals = [str(p) for p in (ct.root / "var/log/journal").glob("*") if p.is_dir()]
+    said = subprocess.run(["journalctl", "--no-pager", "-o", "json", *(f"--directory={j}" for j in journals[:1]),
+                           "MESSAGE_ID=1c0f1541d6f445ada5f9d40ed91b32f2"], stdin=subprocess.DEVNULL, capture_output=True,
+                          timeout=60).stdout.decode(errors="replace") if journals else ""
+    entries = json_objects(said)
+    verdict.ev(f"journal: {len(entries)} shutdown record(s){': ' + msg(entries[0]) if entries else ''}")
+    if not entries or jr(entries[0], "SPLASHD_KIND") != "reboot":
+        verdict.bad("the journal has no shutdown record of kind reboot")
