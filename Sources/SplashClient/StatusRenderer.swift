@@ -13,6 +13,27 @@ public enum StatusRenderer {
     /// ```
     ///
     /// A `REASON` column appears when some step has a reason. Ends with a newline.
+    /// The mode beside the launch, when there is one: `mode: update (rauc) 42%: Copying image`,
+    /// `mode: update (rauc) failed: signature verification failed`, `mode: shutdown (reboot)`.
+    public static func modeLine(_ state: StateMessage) -> String? {
+        switch state.mode {
+        case .launch:
+            return nil
+        case .shutdown:
+            return "mode: shutdown (\(state.shutdown?.rawValue ?? "?"))"
+        case .update:
+            guard let update = state.update else { return "mode: update" }
+            var line = "mode: update (\(update.source.rawValue))"
+            switch update.result {
+            case .running: line += " \(percent(update.progress))"
+            case .succeeded: line += " succeeded"
+            case .failed: line += " failed"
+            }
+            if let text = update.result == .failed ? update.error ?? update.message : update.message { line += ": \(text)" }
+            return line
+        }
+    }
+
     public static func table(_ state: StateMessage) -> String {
         var lines: [String] = []
         lines.append(
@@ -20,6 +41,7 @@ public enum StatusRenderer {
                 + "  elapsed: \(duration(ms: state.elapsedMs))  launch: \(state.launch)"
         )
         if let message = state.message { lines.append("message: \(message)") }
+        if let mode = modeLine(state) { lines.append(mode) }
         lines.append("")
 
         var rows: [[String]] = [["ID", "STATUS", "ATTEMPT", "DURATION", "LABEL"]]

@@ -17,6 +17,7 @@ extension LaunchController {
             switch action {
             case .event(let event):
                 ModeLog.log(event, launch: machine.launch, to: logger)
+                history.record(event, atMs: (now - machine.launchStartedAt).milliseconds)
                 if case .modeChanged = event { modeChanged = true }
             case .publish:
                 changed = true

@@ -43,6 +43,11 @@ public struct LaunchHistory: Sendable {
         recorder?.apply(event, atMs: atMs)
         guard case .launchFinished = event, let record = recorder?.record else { return }
         log = log.appending(record)
+        save()
+    }
+
+    /// Saves the log as it is now, after every save started before.
+    private mutating func save() {
         guard let store else { return }
         let snapshot = log
         let previous = lastSave
@@ -50,6 +55,20 @@ public struct LaunchHistory: Sendable {
             await previous?.value
             await store.save(snapshot)
         }
+    }
+
+    /// A mode's event: marked on the running launch's record, at `atMs` into it; after it
+    /// finished, on its saved record (an update over the app, the shutdown), which is saved again.
+    public mutating func record(_ event: ModeMachine.Event, atMs: Int64) {
+        guard LaunchRecord.ModeMark(event, atMs: atMs) != nil else { return }
+        if let recorder, recorder.record.finishedAtMs == nil {
+            self.recorder?.modeChanged(event, atMs: atMs)
+            return
+        }
+        guard var last = log.records.last, let mark = LaunchRecord.ModeMark(event, atMs: atMs) else { return }
+        last.mark(mark)
+        log = log.appending(last)
+        save()
     }
 
     /// Returns once every save started so far has been written.

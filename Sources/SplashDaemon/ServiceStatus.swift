@@ -5,6 +5,13 @@ public enum ServiceStatus {
     /// E.g. `loading 42%: Signing in, Loading configuration`, `error: Unable to connect (auth-refresh)`,
     /// `finished: home /orders/42`.
     public static func line(for state: StateMessage) -> String {
+        // An update or a shutdown says so first (`update 42%: Copying image`, `shutdown: reboot`).
+        if state.mode == .shutdown { return "shutdown: \(state.shutdown?.rawValue ?? "?")" }
+        if state.mode == .update, let update = state.update {
+            let head = update.result == .running ? "update \(Int((update.progress * 100).rounded(.down)))%" : "update \(update.result.rawValue)"
+            let text = update.result == .failed ? update.error ?? update.message : update.message
+            return text.map { "\(head): \($0)" } ?? head
+        }
         let percent = Int((state.progress * 100).rounded(.down))
         switch state.phase {
         case .loading:

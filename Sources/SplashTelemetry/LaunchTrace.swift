@@ -106,6 +106,18 @@ public struct LaunchTrace: Sendable, Equatable {
             root.events.append(Event(name: "splashd.phase", unixNanos: at(finishedAtMs), attributes: ["splashd.phase": .string("finished")]))
         }
 
+        // The modes beside the launch (SPEC §15): an update or a shutdown, each change an event.
+        for mark in record.modes ?? [] {
+            var attributes: [String: Value] = ["splashd.mode": .string(mark.mode.rawValue)]
+            if let source = mark.source { attributes["splashd.update.source"] = .string(source.rawValue) }
+            if let result = mark.result { attributes["splashd.update.result"] = .string(result.rawValue) }
+            if let kind = mark.kind { attributes["splashd.shutdown.kind"] = .string(kind.rawValue) }
+            root.events.append(Event(name: "splashd.mode", unixNanos: at(mark.atMs), attributes: attributes))
+        }
+        if record.modes?.contains(where: { $0.mode == .update && ($0.atMs < finishedAtMs) }) == true {
+            root.attributes["splashd.launch.held_by_update"] = .bool(true)
+        }
+
         var spans = [root]
         var stepMs: [(id: String, ms: Int64)] = []
         var failures: [(step: String, code: String)] = []

@@ -83,6 +83,9 @@ import TestSupport
         #expect(try until(renderer) { $0.phase == .finished }.mode == .launch)
         #expect(daemon.waitForLog("the update's writer said QUIT"))
         #expect(daemon.logLines(containing: "phase loading -> dismissing").count == 1)
+        // The history says the update held the launch.
+        let history = try ProcessRunner.run(Binaries.splashctl, ["--socket", daemon.socketPath, "history"])
+        #expect(history.stdout.contains("home +update(psplash)"), "\(history.stdout)")
         #expect(daemon.stop() == 0)
     }
 

@@ -85,4 +85,19 @@ import Testing
     func durations(ms: Int64, text: String) {
         #expect(StatusRenderer.duration(ms: ms) == text)
     }
+
+    @Test func aModeBesideTheLaunchHasALineOfItsOwn() {
+        var state = StateMessage(seq: 1, launch: "L", phase: .loading, slow: false, progress: 0.5, message: nil, elapsedMs: 0, steps: [],
+                                 error: nil, destination: nil)
+        #expect(StatusRenderer.modeLine(state) == nil)
+        state.mode = .update
+        state.update = UpdateStatus(source: .psplash, progress: 0.42, message: "step 1 of 1")
+        #expect(StatusRenderer.modeLine(state) == "mode: update (psplash) 42%: step 1 of 1")
+        #expect(StatusRenderer.table(state).contains("\nmode: update (psplash) 42%: step 1 of 1\n"))
+        state.update = UpdateStatus(source: .rauc, progress: 1, result: .succeeded)
+        #expect(StatusRenderer.modeLine(state) == "mode: update (rauc) succeeded")
+        state.mode = .shutdown
+        state.shutdown = .poweroff
+        #expect(StatusRenderer.modeLine(state) == "mode: shutdown (poweroff)")
+    }
 }

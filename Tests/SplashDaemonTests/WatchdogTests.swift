@@ -125,5 +125,16 @@ import TestSupport
         let error = ErrorInfo(code: .network, message: "Unable to connect", step: "auth", actions: [.retry])
         #expect(ServiceStatus.line(for: state(.error, error: error)) == "error: Unable to connect (auth)")
         #expect(ServiceStatus.line(for: state(.finished, destination: Destination(screen: .login, route: "/orders/1"))) == "finished: login /orders/1")
+        // An update or a shutdown says so, whatever the launch's phase.
+        var update = state(.finished, destination: Destination(screen: .home))
+        update.mode = .update
+        update.update = UpdateStatus(source: .rauc, progress: 0.427, message: "Copying image to rootfs.1")
+        #expect(ServiceStatus.line(for: update) == "update 42%: Copying image to rootfs.1")
+        update.update = UpdateStatus(source: .rauc, progress: 0.4, result: .failed, error: "signature verification failed")
+        #expect(ServiceStatus.line(for: update) == "update failed: signature verification failed")
+        var down = state(.loading)
+        down.mode = .shutdown
+        down.shutdown = .reboot
+        #expect(ServiceStatus.line(for: down) == "shutdown: reboot")
     }
 }

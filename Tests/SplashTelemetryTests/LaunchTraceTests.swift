@@ -159,3 +159,21 @@ import Testing
         #expect(id != DeviceID.derive(fromMachineID: Array("0123456789abcdef0123456789abcdee".utf8)))
     }
 }
+
+extension LaunchTraceTests {
+    @Test func theModesAreEventsOnTheLaunchsSpan() throws {
+        var record = Self.record()
+        record.mark(.init(mode: .update, atMs: 100, source: .rauc))
+        record.mark(.init(mode: .update, atMs: 2100, source: .rauc, result: .failed))
+        record.mark(.init(mode: .launch, atMs: 3000))
+        let trace = try #require(LaunchTrace(record: record, version: "0.1.0"))
+        let root = trace.spans[0]
+        let modes = root.events.filter { $0.name == "splashd.mode" }
+        let ms: UInt64 = 1_000_000
+        #expect(modes.map(\.unixNanos) == [100, 2100, 3000].map { 1_700_000_000_000 * ms + $0 * ms })
+        #expect(modes[1].attributes == ["splashd.mode": .string("update"), "splashd.update.source": .string("rauc"),
+                                        "splashd.update.result": .string("failed")])
+        #expect(root.attributes["splashd.launch.held_by_update"] == .bool(true))
+        #expect(try #require(LaunchTrace(record: Self.record(), version: "0.1.0")).spans[0].attributes["splashd.launch.held_by_update"] == nil)
+    }
+}

@@ -77,13 +77,38 @@ public enum HistorySummary {
             if let sheet = destination.sheet { text += " sheet=\(sheet)" }
             if destination.reviewPrompt { text += " +review" }
             if record.phases.contains(where: { $0.phase == .error }) { text += " (after error)" }
-            return text
+            return text + modes(record)
         }
         let last = record.phases.last?.phase ?? .loading
         if last == .error, let error = record.lastError {
             return "error \(error.code ?? "?")" + (error.step.map { " (\($0))" } ?? "")
         }
-        return "incomplete (\(last.rawValue))"
+        return "incomplete (\(last.rawValue))" + modes(record)
+    }
+
+    /// The modes beside the launch, briefly: ` +update(rauc, succeeded)`, ` +update(psplash)`
+    /// (ended by QUIT, or still running), ` +shutdown(reboot)`.
+    private static func modes(_ record: LaunchRecord) -> String {
+        var parts: [String] = []
+        var open: (index: Int, source: String)?
+        for mark in record.modes ?? [] {
+            switch mark.mode {
+            case .update:
+                let source = mark.source?.rawValue ?? "?"
+                if let result = mark.result, let update = open {
+                    parts[update.index] = "update(\(update.source), \(result.rawValue))"
+                    open = nil
+                } else if mark.result == nil {
+                    parts.append("update(\(source))")
+                    open = (parts.count - 1, source)
+                }
+            case .shutdown:
+                parts.append("shutdown(\(mark.kind?.rawValue ?? "?"))")
+            case .launch:
+                open = nil
+            }
+        }
+        return parts.map { " +" + $0 }.joined()
     }
 }
 

@@ -51,6 +51,58 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
     public var destination: Destination?
     /// The steps in configured order.
     public var steps: [StepRecord]
+    /// The modes beside the launch while it ran, or after it while it was the last one (an update
+    /// over the app, the shutdown): each change, and an update's end. Absent when there were none
+    /// (and in records of daemons before 0.3).
+    public var modes: [ModeMark]?
+
+    /// A change of mode (SPEC §15), at an instant of the launch.
+    public struct ModeMark: Codable, Sendable, Equatable {
+        public var mode: SplashMode
+        public var atMs: Int64
+        /// Mode `update`: who drives it.
+        public var source: UpdateStatus.Source?
+        /// Mode `update`: how it ended (`succeeded`, `failed`), at its end's mark.
+        public var result: UpdateStatus.Result?
+        /// Mode `shutdown`: how the device goes down.
+        public var kind: ShutdownKind?
+
+        public init(mode: SplashMode, atMs: Int64, source: UpdateStatus.Source? = nil, result: UpdateStatus.Result? = nil,
+                    kind: ShutdownKind? = nil) {
+            self.mode = mode
+            self.atMs = atMs
+            self.source = source
+            self.result = result
+            self.kind = kind
+        }
+
+        /// The mark of a mode machine's event at `atMs`; nil for events that are not a mark.
+        public init?(_ event: ModeMachine.Event, atMs: Int64) {
+            switch event {
+            case .updateStarted(let source): self.init(mode: .update, atMs: atMs, source: source)
+            case .updateFinished(let source, let result, _, _): self.init(mode: .update, atMs: atMs, source: source, result: result)
+            case .shutdownStarted(let kind): self.init(mode: .shutdown, atMs: atMs, kind: kind)
+            case .modeChanged(_, .launch): self.init(mode: .launch, atMs: atMs)
+            case .updateQuit, .modeChanged: return nil
+            }
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case mode, source, result, kind
+            case atMs = "at_ms"
+        }
+    }
+
+    /// The most mode marks a record keeps: the first and the latest.
+    public static let maxModeMarks = 64
+
+    /// Adds a mode mark, keeping at most `maxModeMarks` (the first and the latest).
+    public mutating func mark(_ mark: ModeMark) {
+        var marks = modes ?? []
+        marks.append(mark)
+        if marks.count > Self.maxModeMarks { marks.remove(at: 1) }
+        modes = marks
+    }
 
     public init(
         launch: String,
@@ -77,7 +129,7 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case launch, reason, phases, destination, steps
+        case launch, reason, phases, destination, steps, modes
         case startedAtUnixMs = "started_at_unix_ms"
         case graphFingerprint = "graph_fingerprint"
         case minDisplayMs = "min_display_ms"
@@ -100,6 +152,8 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
         finishedAtMs = try container.decodeIfPresent(Int64.self, forKey: .finishedAtMs)
         destination = try container.decodeIfPresent(Destination.self, forKey: .destination)
         steps = try container.decodeIfPresent([StepRecord].self, forKey: .steps) ?? []
+        // Marks a newer daemon wrote (a mode this one does not know) cost the marks, not the record.
+        modes = (try? container.decodeIfPresent([ModeMark].self, forKey: .modes)) ?? nil
     }
 
     /// The step with `id`.

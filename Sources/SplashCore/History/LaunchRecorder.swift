@@ -32,6 +32,11 @@ public struct LaunchRecorder: Sendable {
         record.slowAfterMs = settings.slowAfter.milliseconds
     }
 
+    /// A mode beside the launch changed, `atMs` into it.
+    public mutating func modeChanged(_ event: ModeMachine.Event, atMs: Int64) {
+        if let mark = LaunchRecord.ModeMark(event, atMs: atMs) { record.mark(mark) }
+    }
+
     /// Attempt `attempt` of `step` started.
     public mutating func attemptStarted(step: String, attempt: Int, atMs: Int64) {
         guard let index = indexByID[step] else { return }

@@ -8,14 +8,14 @@
 ///   "Restarting", until the power goes.
 ///
 /// A shutdown outranks an update, an update the launch: the mode is the highest one asked for.
-public enum SplashMode: String, Sendable, Equatable, CaseIterable {
+public enum SplashMode: String, Sendable, Equatable, CaseIterable, Codable {
     case launch
     case update
     case shutdown
 }
 
 /// How the device goes down in mode `shutdown`.
-public enum ShutdownKind: String, Sendable, Equatable, CaseIterable {
+public enum ShutdownKind: String, Sendable, Equatable, CaseIterable, Codable {
     /// Power-off, halt: "Shutting down".
     case poweroff
     /// "Restarting" (a reboot, kexec or soft-reboot).
@@ -25,7 +25,7 @@ public enum ShutdownKind: String, Sendable, Equatable, CaseIterable {
 /// The update in progress (mode `update`), as a state carries it in `update`.
 public struct UpdateStatus: Sendable, Equatable {
     /// Who drives it.
-    public enum Source: String, Sendable, Equatable, CaseIterable {
+    public enum Source: String, Sendable, Equatable, CaseIterable, Codable {
         /// A writer of psplash's FIFO: SWUpdate's `swupdate-progress -p`, Mender's state scripts,
         /// `psplash-write`.
         case psplash
@@ -36,7 +36,7 @@ public struct UpdateStatus: Sendable, Equatable {
     }
 
     /// How far it got.
-    public enum Result: String, Sendable, Equatable, CaseIterable {
+    public enum Result: String, Sendable, Equatable, CaseIterable, Codable {
         case running
         /// Installed: the view says "Restarting…" until the end view's time is up or the device
         /// goes down.
