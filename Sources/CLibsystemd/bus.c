@@ -134,43 +134,69 @@ static void copy(char *to, size_t size, const char *from) {
     snprintf(to, size, "%s", from ? from : "");
 }
 
-// Reads the a{sv} of a PropertiesChanged signal or a GetAll reply into w->state: ActiveState,
-// SubState and Job of the Unit interface (`service` 0), MainPID and Result of the Service
-// interface (`service` 1); every other property is skipped.
-static int read_properties(sd_bus_message *m, watch *w, int service) {
+// Calls `read` for each member of the a{sv} of a PropertiesChanged signal or a GetAll reply, with
+// the message at the member's variant; `read` reads it (or skips it) and returns 0 or -errno.
+typedef int (*property_reader)(sd_bus_message *m, const char *name, void *context);
+
+static int each_property(sd_bus_message *m, property_reader read, void *context) {
     int r = lib.enter_container(m, 'a', "{sv}");
     if (r < 0) return r;
     while ((r = lib.enter_container(m, 'e', "sv")) > 0) {
-        const char *name = NULL, *text = NULL;
+        const char *name = NULL;
         r = lib.message_read(m, "s", &name);
         if (r < 0) return r;
-        if (!service && strcmp(name, "ActiveState") == 0) {
-            r = lib.message_read(m, "v", "s", &text);
-            if (r >= 0) copy(w->state.active_state, sizeof w->state.active_state, text);
-        } else if (!service && strcmp(name, "SubState") == 0) {
-            r = lib.message_read(m, "v", "s", &text);
-            if (r >= 0) copy(w->state.sub_state, sizeof w->state.sub_state, text);
-        } else if (!service && strcmp(name, "Job") == 0) {
-            uint32_t job = 0;
-            const char *job_path = NULL;
-            r = lib.message_read(m, "v", "(uo)", &job, &job_path);
-            if (r >= 0) w->state.job = job;
-        } else if (service && strcmp(name, "MainPID") == 0) {
-            uint32_t pid = 0;
-            r = lib.message_read(m, "v", "u", &pid);
-            if (r >= 0) w->state.main_pid = pid;
-        } else if (service && strcmp(name, "Result") == 0) {
-            r = lib.message_read(m, "v", "s", &text);
-            if (r >= 0) copy(w->state.result, sizeof w->state.result, text);
-        } else {
-            r = lib.skip(m, "v");
-        }
+        r = read(m, name, context);
         if (r < 0) return r;
         r = lib.exit_container(m);
         if (r < 0) return r;
     }
     if (r < 0) return r;
     return lib.exit_container(m);
+}
+
+// ActiveState, SubState and Job of the Unit interface, into w->state; every other is skipped.
+static int read_unit_property(sd_bus_message *m, const char *name, void *context) {
+    watch *w = context;
+    const char *text = NULL;
+    int r;
+    if (strcmp(name, "ActiveState") == 0) {
+        r = lib.message_read(m, "v", "s", &text);
+        if (r >= 0) copy(w->state.active_state, sizeof w->state.active_state, text);
+    } else if (strcmp(name, "SubState") == 0) {
+        r = lib.message_read(m, "v", "s", &text);
+        if (r >= 0) copy(w->state.sub_state, sizeof w->state.sub_state, text);
+    } else if (strcmp(name, "Job") == 0) {
+        uint32_t job = 0;
+        const char *job_path = NULL;
+        r = lib.message_read(m, "v", "(uo)", &job, &job_path);
+        if (r >= 0) w->state.job = job;
+    } else {
+        r = lib.skip(m, "v");
+    }
+    return r < 0 ? r : 0;
+}
+
+// MainPID and Result of the Service interface, into w->state; every other is skipped.
+static int read_service_property(sd_bus_message *m, const char *name, void *context) {
+    watch *w = context;
+    const char *text = NULL;
+    int r;
+    if (strcmp(name, "MainPID") == 0) {
+        uint32_t pid = 0;
+        r = lib.message_read(m, "v", "u", &pid);
+        if (r >= 0) w->state.main_pid = pid;
+    } else if (strcmp(name, "Result") == 0) {
+        r = lib.message_read(m, "v", "s", &text);
+        if (r >= 0) copy(w->state.result, sizeof w->state.result, text);
+    } else {
+        r = lib.skip(m, "v");
+    }
+    return r < 0 ? r : 0;
+}
+
+// The unit's properties (`service` 0) or the service's (`service` 1), into w->state.
+static int read_properties(sd_bus_message *m, watch *w, int service) {
+    return each_property(m, service ? read_service_property : read_unit_property, w);
 }
 
 static void report(watch *w) {
@@ -370,38 +396,34 @@ typedef struct {
     size_t err_length;
 } rauc_watch;
 
-// Reads an a{sv} of the Installer's properties into `event`: Operation, Progress, LastError.
-static int read_rauc_properties(sd_bus_message *m, splashd_rauc_event *event) {
-    int r = lib.enter_container(m, 'a', "{sv}");
-    if (r < 0) return r;
-    while ((r = lib.enter_container(m, 'e', "sv")) > 0) {
-        const char *name = NULL, *text = NULL;
-        r = lib.message_read(m, "s", &name);
-        if (r < 0) return r;
-        if (strcmp(name, "Operation") == 0) {
-            r = lib.message_read(m, "v", "s", &text);
-            if (r >= 0) { event->has_operation = 1; copy(event->operation, sizeof event->operation, text); }
-        } else if (strcmp(name, "Progress") == 0) {
-            int32_t percentage = 0, depth = 0;
-            r = lib.message_read(m, "v", "(isi)", &percentage, &text, &depth);
-            if (r >= 0) {
-                event->has_progress = 1;
-                event->percentage = percentage;
-                event->depth = depth;
-                copy(event->message, sizeof event->message, text);
-            }
-        } else if (strcmp(name, "LastError") == 0) {
-            r = lib.message_read(m, "v", "s", &text);
-            if (r >= 0) { event->has_last_error = 1; copy(event->last_error, sizeof event->last_error, text); }
-        } else {
-            r = lib.skip(m, "v");
+// Operation, Progress and LastError of the Installer, into the event; every other is skipped.
+static int read_rauc_property(sd_bus_message *m, const char *name, void *context) {
+    splashd_rauc_event *event = context;
+    const char *text = NULL;
+    int r;
+    if (strcmp(name, "Operation") == 0) {
+        r = lib.message_read(m, "v", "s", &text);
+        if (r >= 0) { event->has_operation = 1; copy(event->operation, sizeof event->operation, text); }
+    } else if (strcmp(name, "Progress") == 0) {
+        int32_t percentage = 0, depth = 0;
+        r = lib.message_read(m, "v", "(isi)", &percentage, &text, &depth);
+        if (r >= 0) {
+            event->has_progress = 1;
+            event->percentage = percentage;
+            event->depth = depth;
+            copy(event->message, sizeof event->message, text);
         }
-        if (r < 0) return r;
-        r = lib.exit_container(m);
-        if (r < 0) return r;
+    } else if (strcmp(name, "LastError") == 0) {
+        r = lib.message_read(m, "v", "s", &text);
+        if (r >= 0) { event->has_last_error = 1; copy(event->last_error, sizeof event->last_error, text); }
+    } else {
+        r = lib.skip(m, "v");
     }
-    if (r < 0) return r;
-    return lib.exit_container(m);
+    return r < 0 ? r : 0;
+}
+
+static int read_rauc_properties(sd_bus_message *m, splashd_rauc_event *event) {
+    return each_property(m, read_rauc_property, event);
 }
 
 static int on_rauc_properties(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {

@@ -13,6 +13,7 @@ import TestSupport
     static let expectedFiles: Set<String> = [
         "etc/splashd/splashd.toml",
         "usr/bin/splashctl",
+        "usr/bin/psplash-write",
         "usr/bin/splashd",
         "usr/bin/splashd-web",
         "usr/bin/splashd-otel",
@@ -24,7 +25,7 @@ import TestSupport
         "usr/lib/splashd/plugins/wait-network/wait-network.sh",
         "usr/lib/systemd/catalog/splashd.catalog",
         "usr/share/polkit-1/rules.d/50-splashd.rules",
-        "usr/lib/systemd/system/splashd-finished.service",
+        "usr/lib/systemd/system/splashd-finished.service", "usr/lib/systemd/system/splashd-shutdown.service",
         "usr/lib/systemd/system/splashd-web.service",
         "usr/lib/systemd/system/splashd-otel.service",
         "usr/lib/systemd/system/splashd-kms.service",
@@ -65,6 +66,7 @@ import TestSupport
         "usr/share/fish/vendor_completions.d/splashctl.fish",
         "usr/share/fish/vendor_completions.d/splashd.fish",
         "usr/share/man/man1/splashctl.1.gz",
+        "usr/share/man/man1/psplash-write.1.gz",
         "usr/share/man/man5/splashd.toml.5.gz",
         "usr/share/man/man8/splashd.8.gz",
         "usr/share/zsh/vendor-completions/_splashctl",
@@ -76,7 +78,7 @@ import TestSupport
     ]
 
     /// The links, and what each points at.
-    static let links = ["usr/bin/splashctl": "splashd"]
+    static let links = ["usr/bin/splashctl": "splashd", "usr/bin/psplash-write": "splashd"]
 
     static let executables: Set<String> = [
         "usr/bin/splashd", "usr/bin/splashd-web", "usr/bin/splashd-otel", "usr/bin/splashd-kms", "usr/lib/splashd/splashd-kms-first-frame",
@@ -114,8 +116,8 @@ import TestSupport
         #expect(expected.subtracting(installed).sorted() == [], "expected but not installed")
     }
 
-    /// One executable for the daemon and its client (docs/packaging.md): splashctl is a relative
-    /// link, so it stays right under another DESTDIR or prefix.
+    /// One executable for the daemon and its clients (docs/packaging.md): splashctl and
+    /// psplash-write are relative links, so it stays right under another DESTDIR or prefix.
     func splashctlIsALinkToSplashd(_ root: String) throws {
         for (path, target) in Self.links {
             let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(root)/\(path)")
@@ -166,6 +168,7 @@ import TestSupport
             ("systemd/splashd.service", "usr/lib/systemd/system/splashd.service"),
             ("systemd/splashd.socket", "usr/lib/systemd/system/splashd.socket"),
             ("systemd/splashd-finished.service", "usr/lib/systemd/system/splashd-finished.service"),
+            ("systemd/splashd-shutdown.service", "usr/lib/systemd/system/splashd-shutdown.service"),
             ("systemd/splashd-web.service", "usr/lib/systemd/system/splashd-web.service"),
             ("systemd/splashd-otel.service", "usr/lib/systemd/system/splashd-otel.service"),
             ("systemd/splashd-kms.service", "usr/lib/systemd/system/splashd-kms.service"),

@@ -37,9 +37,9 @@ enum UpdateKeys {
 @MainActor @Suite final class RaucEndToEndTests {
     static let rauc = "/usr/bin/rauc"
     let directory: TemporaryDirectory
-    let bus = Process()
+    let bus: PrivateBus
     let service = Process()
-    let address: String
+    var address: String { bus.address }
 
     /// A plain bundle of a 1 MiB image, signed by `signer`.
     static func makeBundle(_ name: String, signer: String, in d: TemporaryDirectory) throws -> String {
@@ -87,14 +87,7 @@ enum UpdateKeys {
             bootname=B
 
             """)
-        address = "unix:path=\(d.file("bus"))"
-        bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        bus.arguments = ["--session", "--nofork", "--nopidfile", "--address=\(address)", "--print-address"]
-        let busOut = Pipe()
-        bus.standardOutput = busOut
-        bus.standardError = FileHandle.nullDevice
-        try bus.run()
-        _ = busOut.fileHandleForReading.availableData  // its address: listening
+        bus = try PrivateBus(in: d)
         service.executableURL = URL(fileURLWithPath: Self.rauc)
         service.arguments = ["--conf=\(d.file("system.conf"))", "--mount=\(d.file("mnt"))", "service", "--override-boot-slot=A"]
         service.environment = ProcessInfo.processInfo.environment.merging(busEnvironment) { _, new in new }
@@ -104,10 +97,11 @@ enum UpdateKeys {
     }
 
     deinit {
-        for process in [service, bus] where process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        if service.isRunning {
+            kill(service.processIdentifier, SIGKILL)
+            service.waitUntilExit()
         }
+        bus.close()
     }
 
     /// RAUC's service and client both on the private bus.

@@ -11,21 +11,14 @@ import Testing
     /// A private bus with the fake systemd on it; stopped by `close`.
     final class FakeSystemd: @unchecked Sendable {
         let directory: TemporaryDirectory
-        let bus = Process()
+        let bus: PrivateBus
         let systemd = Process()
         let input = Pipe()
-        let address: String
+        var address: String { bus.address }
 
         init(unit: String, options: [String]) throws {
             directory = try TemporaryDirectory()
-            address = "unix:path=\(directory.file("bus"))"
-            bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-            bus.arguments = ["--session", "--nofork", "--nopidfile", "--address=\(address)", "--print-address"]
-            let busOut = Pipe()
-            bus.standardOutput = busOut
-            bus.standardError = FileHandle.nullDevice
-            try bus.run()
-            _ = Self.line(busOut)  // listening
+            bus = try PrivateBus(in: directory)
             systemd.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
             systemd.arguments = ["\(Binaries.packageRoot)/Tests/harness/fake_systemd.py", address, unit] + options
             let out = Pipe()
@@ -44,10 +37,11 @@ import Testing
         }
 
         func close() {
-            for process in [systemd, bus] where process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+            if systemd.isRunning {
+                kill(systemd.processIdentifier, SIGKILL)
+                systemd.waitUntilExit()
             }
+            bus.close()
             directory.remove()
         }
 

@@ -1588,14 +1588,15 @@ def test_21_shutdown_view(ct: Container, verdict):
         verdict.bad("apt-get install of splashd failed")
         return
     enabled = enabled_of(ct, "splashd-shutdown.service")
-    wanted_by = ct.prop("splashd-shutdown.service", "WantedBy").split()
-    verdict.ev(f"install: {took}; splashd-shutdown.service {enabled}, wanted by {' '.join(sorted(wanted_by))}")
-    if enabled != "enabled" or not {"poweroff.target", "reboot.target", "halt.target", "kexec.target"} <= set(wanted_by):
+    wanted = sorted(t for t in ("poweroff.target", "reboot.target", "halt.target", "kexec.target")
+                    if (ct.root / f"etc/systemd/system/{t}.wants/splashd-shutdown.service").is_symlink())
+    verdict.ev(f"install: {took}; splashd-shutdown.service {enabled}, wanted by {' '.join(wanted)}")
+    if enabled != "enabled" or len(wanted) != 4:
         verdict.bad("splashd-shutdown.service is not enabled for the shutdown targets")
     if not ct.cl("systemctl", "start", "splashd.service"):
         verdict.bad("splashd.service did not start")
         return
-    # The journal on disk, so that it is there once the container is gone.
+    # The journal on disk: the shutdown's records are read after the reboot (journalctl -b -1).
     ct.c("mkdir", "-p", "/var/log/journal")
     ct.c("systemd-tmpfiles", "--create", "--prefix", "/var/log/journal")
     ct.c("journalctl", "--flush")
@@ -1611,24 +1612,20 @@ def test_21_shutdown_view(ct: Container, verdict):
         verdict.bad("the subscriber got no state")
         return
     started = time.time_ns()
-    ct.c("systemctl", "reboot", "--no-block")
-    try:
-        ct.nspawn.wait(timeout=120)
-    except subprocess.TimeoutExpired:
-        verdict.bad("the container did not reboot within 120 s")
+    if not ct.reboot():
+        verdict.bad("the container did not reboot")
         return
     states = json_objects(states_file.read_text(errors="replace"))
     modes = [s.get("mode", "launch") for s in states if s.get("type") == "state"]
     down = [s for s in states if s.get("mode") == "shutdown"]
-    verdict.ev(f"reboot: the container gone after {ms_since(started)} ms; {len(modes)} states seen, modes {sorted(set(modes))}"
+    verdict.ev(f"reboot: back after {ms_since(started)} ms; {len(modes)} states seen before it, modes {sorted(set(modes))}"
                f"{', the shutdown view: ' + str(down[0].get('shutdown')) if down else ''}")
     if not down or down[0].get("shutdown") != "reboot":
-        verdict.bad("no state in mode shutdown (reboot) before the container was gone")
-    journals = [str(p) for p in (ct.root / "var/log/journal").glob("*") if p.is_dir()]
-    said = subprocess.run(["journalctl", "--no-pager", "-o", "json", *(f"--directory={j}" for j in journals[:1]),
-                           "MESSAGE_ID=1c0f1541d6f445ada5f9d40ed91b32f2"], stdin=subprocess.DEVNULL, capture_output=True,
-                          timeout=60).stdout.decode(errors="replace") if journals else ""
-    entries = json_objects(said)
-    verdict.ev(f"journal: {len(entries)} shutdown record(s){': ' + msg(entries[0]) if entries else ''}")
+        verdict.bad("no state in mode shutdown (reboot) before the container went down")
+    entries = json_objects(ct.c("journalctl", "-b", "-1", "--no-pager", "-o", "json",
+                                "MESSAGE_ID=1c0f1541d6f445ada5f9d40ed91b32f2").stdout)
+    unit = ct.c("journalctl", "-b", "-1", "--no-pager", "-o", "cat", "-u", "splashd-shutdown.service").stdout.strip()
+    verdict.ev(f"journal of the boot before: {len(entries)} shutdown record(s)"
+               f"{': ' + msg(entries[0]) if entries else ''}; splashd-shutdown.service: {squeeze(unit) or 'nothing'}")
     if not entries or jr(entries[0], "SPLASHD_KIND") != "reboot":
         verdict.bad("the journal has no shutdown record of kind reboot")
