@@ -42,6 +42,13 @@ if [ "${#need[@]}" -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+# Debian's swupdate enables its own daemon's units: the tests run swupdate themselves, and the
+# system tests' container (an overlay of this machine) would count them as failed units.
+if [ -e /lib/systemd/system/swupdate.service ] && [ -e /etc/systemd/system/multi-user.target.wants/swupdate.service ]; then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo systemctl --root=/ disable swupdate.socket swupdate.service swupdate-progress.service >/dev/null 2>&1 || true
+  if [ -d /run/systemd/system ]; then $sudo systemctl stop swupdate.socket swupdate.service swupdate-progress.service 2>/dev/null || true; fi
+fi
 # The browser tests' Python side: pytest, and websocket-client for the DevTools protocol.
 # And the telemetry tests' OTLP receiver: the official protobuf definitions.
 python3 -c "import websocket, pytest, opentelemetry.proto" 2>/dev/null ||
