@@ -48,14 +48,19 @@ rm -f dist/*.deb
 completions() { # TOOL: its bash, zsh and fish completions
     echo "usr/share/bash-completion/completions/$1 usr/share/zsh/vendor-completions/_$1 usr/share/fish/vendor_completions.d/$1.fish"
 }
+pictures() { # PATTERN: the docs' pictures of a renderer, which its package brings beside the docs
+    (cd "$all" && ls usr/share/doc/splashd/$1 2>/dev/null) | tr '\n' ' '
+}
+# The pictures of what a renderer draws come with that renderer's package (into splashd's doc
+# directory, where the docs that show them are): splashd stays within its budget.
 declare -A files=(
     [splashd-web]="usr/bin/splashd-web usr/lib/systemd/system/splashd-web.service usr/share/splashd/web
-        usr/share/man/man1/splashd-web.1.gz $(completions splashd-web)"
+        usr/share/man/man1/splashd-web.1.gz $(completions splashd-web) $(pictures 'renderer-*.png')"
     [splashd-otel]="usr/bin/splashd-otel usr/lib/systemd/system/splashd-otel.service
         usr/share/man/man1/splashd-otel.1.gz $(completions splashd-otel)"
     [splashd-kms]="usr/bin/splashd-kms usr/lib/splashd/splashd-kms-first-frame usr/lib/systemd/system/splashd-kms.service usr/lib/systemd/system/splashd-kms-handoff.service
         usr/share/man/man1/splashd-kms.1.gz $(completions splashd-kms) usr/share/initramfs-tools etc/splashd/initramfs.conf
-        var/cache/splashd-kms"
+        var/cache/splashd-kms $(pictures 'kms-*.png')"
     [splashd-themes]="usr/share/splashd/themes"
 )
 for package in "${packages[@]}"; do
