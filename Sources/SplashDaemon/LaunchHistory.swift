@@ -60,12 +60,12 @@ public struct LaunchHistory: Sendable {
     /// A mode's event: marked on the running launch's record, at `atMs` into it; after it
     /// finished, on its saved record (an update over the app, the shutdown), which is saved again.
     public mutating func record(_ event: ModeMachine.Event, atMs: Int64) {
-        guard LaunchRecord.ModeMark(event, atMs: atMs) != nil else { return }
+        guard let mark = LaunchRecord.ModeMark(event, atMs: atMs) else { return }
         if let recorder, recorder.record.finishedAtMs == nil {
-            self.recorder?.modeChanged(event, atMs: atMs)
+            self.recorder?.mark(mark)
             return
         }
-        guard var last = log.records.last, let mark = LaunchRecord.ModeMark(event, atMs: atMs) else { return }
+        guard var last = log.records.last else { return }
         last.mark(mark)
         log = log.appending(last)
         save()

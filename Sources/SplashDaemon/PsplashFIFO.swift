@@ -108,17 +108,18 @@ public enum PsplashFIFO {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let buffer = unwrapInboundIn(data)
-            for item in buffer.readableBytesView.withContiguousStorageIfAvailable({ reader.feed($0) }) ?? reader.feed(Array(buffer.readableBytesView)) {
-                deliver(item)
-            }
+            let items = buffer.readableBytesView.withContiguousStorageIfAvailable({ reader.feed($0) }) ?? reader.feed(Array(buffer.readableBytesView))
+            for item in PsplashReader.coalesced(items) { deliver(item) }
         }
     }
 
     /// Turns what was read into updater inputs, and logs what is not one: the first few of each
-    /// kind, then every thousandth (a writer sending junk does not fill the journal).
+    /// kind, then every thousandth (a writer sending junk does not fill the journal). A `MSG` is
+    /// logged when it says something other than the one before it (SWUpdate repeats its own).
     final class ItemLog: Sendable {
         let logger: Logger
         private let counts = Mutex<[String: Int]>([:])
+        private let lastMessage = Mutex<String?>(nil)
 
         init(logger: Logger) { self.logger = logger }
 
@@ -128,7 +129,11 @@ public enum PsplashFIFO {
                 logger.debug("psplash's FIFO: PROGRESS \(value)")
                 return .progress(PsplashCommand.fraction(value))
             case .command(.message(let text)):
-                logger.info("psplash's FIFO: MSG \(text)")
+                let new = lastMessage.withLock { last in
+                    defer { last = text }
+                    return last != text
+                }
+                if new { logger.info("psplash's FIFO: MSG \(text)") }
                 return .message(text)
             case .command(.quit):
                 logger.info("psplash's FIFO: QUIT")

@@ -20,6 +20,8 @@ enum FuzzPsplash {
             start += step
         }
         FuzzFailure.check(items == all, "reads cut every \(step) bytes give other commands")
+        // What the daemon hands on (`coalesced`) leaves the view as every command would.
+        FuzzFailure.check(view(PsplashReader.coalesced(all)) == view(all), "coalescing changed the view")
         var modes = ModeMachine()
         var now = Duration.zero
         for item in all {
@@ -40,5 +42,19 @@ enum FuzzPsplash {
             if let update = modes.update { FuzzFailure.check((0...1).contains(update.progress), "progress \(update.progress)") }
             FuzzFailure.check(modes.mode == (modes.update == nil ? .launch : .update), "mode \(modes.mode) with update \(String(describing: modes.update))")
         }
+    }
+
+    /// The update view after `items`.
+    static func view(_ items: [PsplashReader.Item]) -> UpdateStatus? {
+        var modes = ModeMachine()
+        for case .command(let command) in items {
+            switch command {
+            case .progress(let value): _ = modes.update(.progress(PsplashCommand.fraction(value)), from: .psplash, at: .zero)
+            case .message(let text): _ = modes.update(.message(text), from: .psplash, at: .zero)
+            case .quit: _ = modes.update(.quit, from: .psplash, at: .zero)
+            case .ignored: break
+            }
+        }
+        return modes.update
     }
 }

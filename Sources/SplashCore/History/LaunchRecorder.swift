@@ -32,9 +32,9 @@ public struct LaunchRecorder: Sendable {
         record.slowAfterMs = settings.slowAfter.milliseconds
     }
 
-    /// A mode beside the launch changed, `atMs` into it.
-    public mutating func modeChanged(_ event: ModeMachine.Event, atMs: Int64) {
-        if let mark = LaunchRecord.ModeMark(event, atMs: atMs) { record.mark(mark) }
+    /// A mode beside the launch changed (`LaunchRecord.ModeMark`).
+    public mutating func mark(_ mark: LaunchRecord.ModeMark) {
+        record.mark(mark)
     }
 
     /// Attempt `attempt` of `step` started.

@@ -101,6 +101,33 @@ public struct PsplashReader: Sendable {
     /// Bytes of a command not yet ended.
     public var pendingBytes: Int { pending.count }
 
+    /// The items of one read with what a later one of the same read makes moot taken out: between
+    /// two `QUIT`s only the last `PROGRESS` and the last `MSG` count (the view shows the latest),
+    /// and a `QUIT` right after a `QUIT` says nothing new. A writer that floods the FIFO then costs
+    /// at most a few inputs per read, whatever a read holds; what is ignored stays (it is logged,
+    /// within its own bound).
+    public static func coalesced(_ items: [Item]) -> [Item] {
+        var kept: [Item] = []
+        var progress: Int?
+        var message: Int?
+        for item in items {
+            switch item {
+            case .command(.progress):
+                if let index = progress { kept[index] = item } else { progress = kept.count; kept.append(item) }
+            case .command(.message):
+                if let index = message { kept[index] = item } else { message = kept.count; kept.append(item) }
+            case .command(.quit):
+                if kept.last == .command(.quit) { continue }
+                kept.append(item)
+                progress = nil
+                message = nil
+            case .command(.ignored), .tooLong:
+                kept.append(item)
+            }
+        }
+        return kept
+    }
+
     /// Takes in one read; returns the commands it ended.
     public mutating func feed(_ bytes: some Sequence<UInt8>) -> [Item] {
         var items: [Item] = []

@@ -67,3 +67,31 @@ import Testing
         #expect(reader.feed(edge + [0]) == [.command(.message(String(repeating: "y", count: PsplashReader.maxCommandBytes - 4)))])
     }
 }
+
+extension PsplashProtocolTests {
+    @Test func aFloodInOneReadCostsAFewInputsAndKeepsWhatTheViewShows() {
+        var reader = PsplashReader()
+        let flood = String(repeating: "PROGRESS 1\0MSG a\0", count: 5000) + "PROGRESS 7\0MSG last\0QUIT\0QUIT\0MSG again\0NOPE\0"
+        let items = reader.feed(Array(flood.utf8))
+        let kept = PsplashReader.coalesced(items)
+        #expect(kept == [
+            .command(.progress(7)), .command(.message("last")), .command(.quit), .command(.message("again")),
+            .command(.ignored(reason: "an unknown command")),
+        ])
+        // What a mode machine makes of both is the same.
+        func end(_ items: [PsplashReader.Item]) -> ModeMachine {
+            var modes = ModeMachine()
+            for case .command(let command) in items {
+                switch command {
+                case .progress(let value): _ = modes.update(.progress(PsplashCommand.fraction(value)), from: .psplash, at: .zero)
+                case .message(let text): _ = modes.update(.message(text), from: .psplash, at: .zero)
+                case .quit: _ = modes.update(.quit, from: .psplash, at: .zero)
+                case .ignored: break
+                }
+            }
+            return modes
+        }
+        #expect(end(kept).update == end(items).update)
+        #expect(end(kept).update == UpdateStatus(source: .psplash, message: "again"))
+    }
+}
