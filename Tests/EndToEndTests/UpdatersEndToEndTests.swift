@@ -238,43 +238,50 @@ enum UpdateKeys {
         #expect(daemon.waitForLog("reading psplash's FIFO"))
         let renderer = try daemon.connect()
         let environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch, "PSPLASH_FIFO_DIR": run]) { _, new in new }
-        let progress = Process()
-        progress.executableURL = URL(fileURLWithPath: "/usr/bin/swupdate-progress")
-        progress.arguments = ["-p", "-w"]
-        progress.environment = environment
-        progress.standardOutput = FileHandle.nullDevice
-        progress.standardError = FileHandle.nullDevice
-        progress.standardInput = FileHandle.nullDevice
-        try progress.run()
+        // Everything this test starts, and what swupdate leaves running (its forked helper outlives
+        // it): the processes whose command line names this test's directory.
         defer {
-            // swupdate-progress, and what swupdate left running (its forked helper outlives it):
-            // the processes whose command line names this test's directory.
-            var pids = [progress.processIdentifier]
             for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
                 guard let pid = Int32(entry), let line = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(entry)/cmdline")) else { continue }
-                if String(decoding: line, as: UTF8.self).contains(d.path) { pids.append(pid) }
+                if String(decoding: line, as: UTF8.self).contains(d.path) { kill(pid, SIGKILL) }
             }
-            for pid in pids { kill(pid, SIGKILL) }
         }
-        let install = Process()
-        defer { kill(install.processIdentifier, SIGKILL) }
-        install.executableURL = URL(fileURLWithPath: "/usr/bin/swupdate")
-        install.arguments = ["-v", "-k", d.file("ca.cert.pem"), "-H", "kiosk:1.0", "-i", d.file("update.swu")]
-        install.environment = environment
+        func start(_ tool: String, _ arguments: [String], output: FileHandle? = nil) throws -> Process {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = arguments
+            process.environment = environment
+            process.standardOutput = output ?? FileHandle.nullDevice
+            process.standardError = output ?? FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        // SWUpdate as the daemon it is on a device, waiting for an image; swupdate-progress connected
+        // to it before the image is sent. (With `swupdate -i` the install races swupdate-progress's
+        // connection: on a busy machine it saw only the end.)
         _ = FileManager.default.createFile(atPath: d.file("swupdate.log"), contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: d.file("swupdate.log")))
-        install.standardOutput = log
-        install.standardError = log
-        install.standardInput = FileHandle.nullDevice
-        try install.run()
+        _ = try start("/usr/bin/swupdate", ["-v", "-k", d.file("ca.cert.pem"), "-H", "kiosk:1.0"], output: log)
+        let progressSocket = scratch + "/swupdateprog"
+        #expect(await waitUntil { FileManager.default.fileExists(atPath: progressSocket) }, "swupdate made \(progressSocket)")
+        _ = try start("/usr/bin/swupdate-progress", ["-p", "-w", "-s", progressSocket])
+        // Connected: the listening socket and the one it accepted both carry the path.
+        func unixSockets(at path: String) -> Int {
+            let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
+            return table.split(separator: "\n").filter { $0.hasSuffix(" " + path) }.count
+        }
+        #expect(await waitUntil { unixSockets(at: progressSocket) >= 2 }, "swupdate-progress connected")
+        let client = try start("/usr/bin/swupdate-client", ["-q", d.file("update.swu")], output: log)
         var seen: [UpdateStatus] = []
         // Until SWUpdate's QUIT (5 s after its "MSG SUCCESS") ends the view.
         let end = try renderer.follow(timeout: .seconds(120) * waitScale) { state, _ in
             if let update = state.update, seen.last != update { seen.append(update) }
             return !(state.mode == .launch && !seen.isEmpty)
         }
-        // Its own word (its exit is not looked at: the helper it forks and leaves running holds
-        // the descriptor Foundation watches for the exit).
+        #expect(await waitUntil { !client.isRunning })
+        #expect(client.terminationStatus == 0, "swupdate-client's exit")
+        // SWUpdate's own word.
         let said = (try? String(contentsOfFile: d.file("swupdate.log"), encoding: .utf8)) ?? ""
         #expect(said.contains("SWUpdate was successful !"), "\(said.suffix(2000))")
         #expect(end.update == nil)
