@@ -22,7 +22,7 @@ public struct Splashctl: ParsableCommand {
         subcommands: [
             Status.self, Watch.self, Wait.self, Ping.self,
             Retry.self, ContinueOffline.self, Dismissed.self, Complete.self, Action.self, Open.self, Relaunch.self, Resume.self,
-            Update.self, Shutdown.self, PsplashWrite.self,
+            Update.self, Shutdown.self, PsplashWrite.self, Screenshot.self,
             Blame.self, CriticalChain.self, Plot.self, Graph.self, History.self, Logs.self,
         ]
     )

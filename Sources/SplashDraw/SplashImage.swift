@@ -88,6 +88,29 @@ public final class SplashImage {
         }
     }
 
+    /// The image as an opaque PNG (8-bit RGB, cairo's writer; the pixels' alpha bytes are not
+    /// looked at): what a screen shows of it.
+    public func opaquePNG() throws(SplashDrawError) -> [UInt8] {
+        cairo_surface_flush(surface)
+        let data = cairo_image_surface_get_data(surface)!
+        let opaque = cairo_image_surface_create_for_data(
+            data, CAIRO_FORMAT_RGB24, Int32(width), Int32(height), cairo_image_surface_get_stride(surface))!
+        defer { cairo_surface_destroy(opaque) }
+        final class Sink { var bytes: [UInt8] = [] }
+        let sink = Sink()
+        let status = withExtendedLifetime(sink) {
+            cairo_surface_write_to_png_stream(opaque, { closure, data, length in
+                guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
+                Unmanaged<Sink>.fromOpaque(closure).takeUnretainedValue().bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
+                return CAIRO_STATUS_SUCCESS
+            }, Unmanaged.passUnretained(sink).toOpaque())
+        }
+        guard status == CAIRO_STATUS_SUCCESS else {
+            throw .cannotWrite(path: "(memory)", reason: String(cString: cairo_status_to_string(status)))
+        }
+        return sink.bytes
+    }
+
     /// Reads a PNG file (cairo's reader), e.g. a reference picture.
     public static func readPNG(_ path: String) throws(SplashDrawError) -> SplashImage {
         let png = cairo_image_surface_create_from_png(path)!

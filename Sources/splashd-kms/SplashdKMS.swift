@@ -18,7 +18,7 @@ struct SplashdKMSCommand: ParsableCommand {
         commandName: "splashd-kms",
         abstract: "Draw the splash on the display through DRM/KMS (no browser, no compositor).",
         version: splashdVersion,
-        subcommands: [Run.self, Check.self, Wait.self, Condition.self, RenderLogo.self],
+        subcommands: [Run.self, Check.self, Wait.self, Condition.self, RenderLogo.self, Screenshot.self],
         defaultSubcommand: Run.self
     )
 
