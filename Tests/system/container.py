@@ -13,6 +13,7 @@ Processes started here are stopped by their PID only.
 from __future__ import annotations
 
 import ctypes
+import glob
 import json
 import os
 import re
@@ -41,6 +42,9 @@ MASKS = ["postgresql.service", "apt-daily.service", "apt-daily-upgrade.service",
          "console-getty.service"]
 
 # What the host must have (scripts/setup.sh installs it).
+# The host's loop devices, for RAUC in the container (check 22: it mounts a bundle through one).
+# Without systemd on the host, nspawn sets no device policy: a bound node can be opened.
+LOOP_DEVICES = [f"--bind={path}" for path in ["/dev/loop-control", *sorted(glob.glob("/dev/loop[0-9]*"))] if os.path.exists(path)]
 TOOLS = ["systemd-nspawn", "nsenter", "unshare", "setpriv", "openssl", "jq"]
 
 # No command of a check takes longer (the ones that may have their own `timeout` inside).
@@ -579,7 +583,7 @@ class Container:
                 ["setpriv", "--pdeathsig", "KILL", "--", "systemd-nspawn", "--quiet", "--boot", f"--directory={self.root}",
                  f"--machine={self.machine}", "--register=no", "--keep-unit", "--link-journal=no", "--console=read-only",
                  "--tmpfs=/opt/swift", "--tmpfs=/opt/swift-packages", "--tmpfs=/work", "--tmpfs=/tmp",
-                 *args, "systemd.log_color=0"],
+                 *LOOP_DEVICES, *args, "systemd.log_color=0"],
                 stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT, process_group=0,
                 env=dict(os.environ, SYSTEMD_NSPAWN_UNIFIED_HIERARCHY="1"))
         self.leader = None
