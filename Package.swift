@@ -212,6 +212,8 @@ let package = Package(
             dependencies: [
                 "CLinuxShims", "SplashClient", "SplashCore", "SplashJournal", "SplashSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `screenshot --web` asks splashd-web over HTTP (already in the splashd binary).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict

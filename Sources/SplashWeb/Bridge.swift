@@ -27,7 +27,10 @@ public final class Bridge: @unchecked Sendable {
     let socketPath: String
     let logger: Logger
 
-    private var pages: [ObjectIdentifier: PageLink] = [:]
+    var pages: [ObjectIdentifier: PageLink] = [:]
+    /// The screenshot asked of a page (Bridge+Screenshot), and the next one's id.
+    var pendingScreenshot: PendingScreenshot?
+    var nextScreenshotID: Int64 = 1
     private var daemon: (any Channel)?
     private var latestState: ByteBuffer?
     private var waiting: [Int64: (page: ObjectIdentifier, id: JSONValue?)] = [:]
@@ -78,6 +81,9 @@ public final class Bridge: @unchecked Sendable {
     public func stop() -> EventLoopFuture<Void> {
         eventLoop.submit {
             self.stopped = true
+            if let pending = self.pendingScreenshot {
+                self.finishScreenshot(pending.id, .refused(status: 503, reason: "splashd-web is stopping"))
+            }
             self.daemon?.close(promise: nil)
             self.daemon = nil
         }
@@ -202,6 +208,7 @@ public final class Bridge: @unchecked Sendable {
         let key = ObjectIdentifier(channel)
         pages.removeValue(forKey: key)
         waiting = waiting.filter { $0.value.page != key }
+        screenshotPageClosed(key)
     }
 
     /// The page can take writes again: send it the state it missed.
@@ -272,7 +279,7 @@ public final class Bridge: @unchecked Sendable {
         }
     }
 
-    private func send(_ bytes: [UInt8], to key: ObjectIdentifier) {
+    func send(_ bytes: [UInt8], to key: ObjectIdentifier) {
         guard let channel = pages[key]?.channel else { return }
         send(channel.allocator.buffer(bytes: bytes), to: key)
     }

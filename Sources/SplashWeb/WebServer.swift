@@ -138,7 +138,7 @@ public final class WebServer: Sendable {
         )
         return channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandlers([idle, idleCloser])
-            let http = HTTPHandler(site: site, access: access)
+            let http = HTTPHandler(site: site, access: access, bridge: bridge)
             let boundHTTP = NIOLoopBound(http, eventLoop: channel.eventLoop)
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                 withServerUpgrade: (upgraders: [upgrader], completionHandler: { context in

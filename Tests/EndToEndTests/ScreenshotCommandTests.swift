@@ -17,13 +17,25 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: dir.file("shot.png")), "nothing written")
     }
 
-    /// splashctl alone (the splashd package without splashd-kms): 69, and what to install.
-    @Test func withoutTheNativeRendererItSaysWhatIsMissing() throws {
+    /// splashctl alone (the splashd package without splashd-kms, and no splashd-web running): 69,
+    /// and what is missing; with --web, the URL file named, or what it holds refused.
+    @Test func withoutARendererItSaysWhatIsMissing() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         try FileManager.default.copyItem(atPath: "\(Binaries.directory)/splashctl", toPath: dir.file("splashctl"))
-        let result = try ProcessRunner.run(dir.file("splashctl"), ["screenshot", dir.file("shot.png")], environment: ["PATH": dir.path])
-        #expect(result.status == 69)
-        #expect(result.stderr.contains("splashd-kms is not installed (package splashd-kms)"), "\(result.stderr)")
+        let alone = try ProcessRunner.run(dir.file("splashctl"), ["screenshot", dir.file("shot.png"), "--url-file", dir.file("url")],
+                                          environment: ["PATH": dir.path])
+        #expect(alone.status == 69)
+        #expect(alone.stderr == "splashctl screenshot: neither splashd-kms (package splashd-kms) nor splashd-web's \(dir.file("url")) is here: nothing to read the screen from\n", "\(alone.stderr)")
+        let web = try ProcessRunner.run(dir.file("splashctl"), ["screenshot", dir.file("shot.png"), "--web", "--url-file", dir.file("url")])
+        #expect(web.status == 69)
+        #expect(web.stderr.contains("cannot read splashd-web's URL file \(dir.file("url")): No such file or directory"), "\(web.stderr)")
+        _ = try dir.write("url", "file:///etc/passwd?token=1\n")
+        let bad = try ProcessRunner.run(dir.file("splashctl"), ["screenshot", dir.file("shot.png"), "--web", "--url-file", dir.file("url")])
+        #expect(bad.status == 69)
+        #expect(bad.stderr.contains("does not hold splashd-web's URL with its token"), "\(bad.stderr)")
+        let mixed = try ProcessRunner.run(dir.file("splashctl"), ["screenshot", dir.file("shot.png"), "--web", "--output", "HDMI-A-1"])
+        #expect(mixed.status == 64, "\(mixed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("shot.png")), "nothing written")
     }
 }

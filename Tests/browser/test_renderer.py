@@ -900,3 +900,63 @@ def test_an_update_after_the_hand_off_brings_the_splash_back_over_the_app(browse
         page.close()
     finally:
         app.close()
+
+
+def compare_pictures(shot, real):
+    """How many pixels of two decoded PNGs differ by more than 24 in a channel (same size asserted)."""
+    assert (shot.width, shot.height) == (real.width, real.height), ((shot.width, shot.height), (real.width, real.height))
+    differing = 0
+    for y in range(real.height):
+        a, b, ca, cb = shot.rows[y], real.rows[y], shot.channels, real.channels
+        differing += sum(1 for x in range(real.width) if max(abs(a[x * ca + c] - b[x * cb + c]) for c in range(3)) > 24)
+    return differing
+
+
+def test_splashctl_screenshot_of_the_page_is_what_the_browser_shows(browser, stack):
+    """SPEC §15, `splashctl screenshot --web`: the page draws its DOM into a PNG and sends it through
+    the bridge; it equals Chromium's own capture of the same moment (the splash, then the update
+    view) within a tolerance. Without the token, with no page holding it, and for a page that went
+    away, the reason is said."""
+    from cdp import Image
+    s = stack(NEVER_SLOW)
+    page = open_page(browser, s)
+    url_file = os.path.join(s.dir, "url")
+    with open(url_file, "w") as f:
+        f.write(s.url + "\n")
+    settled = "document.getAnimations().every(a => a.effect.getTiming().iterations === Infinity || a.playState !== 'running')"
+
+    def take(name, *extra):
+        path = os.path.join(s.dir, name + ".png")
+        return path, s.ctl("screenshot", path, "--web", "--url-file", url_file, *extra, check=False)
+
+    for view in ("splash", "update"):
+        if view == "update":
+            s.ctl("update", "--progress", "40", "--message", "Copying image to rootfs.0")
+            page.wait_for("document.documentElement.dataset.mode === 'update' && document.getElementById('mode-message').textContent")
+        page.wait_for(settled)
+        path, result = take(view)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == f"{path}: the web page, 1280x800\n", result.stdout
+        shot = Image.decode_png(open(path, "rb").read())
+        real = Image.decode_png(page.screenshot_png())
+        differing = compare_pictures(shot, real)
+        record(f"web screenshot of the {view}: pixels differing from Chromium's capture", differing)
+        assert differing <= 0.01 * real.width * real.height, f"{view}: {differing} pixels differ"
+        directory = os.environ.get("SPLASHD_SCREENSHOTS")
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+            os.replace(path, os.path.join(directory, f"web-screenshot-{view}.png"))
+
+    # Refusals, each with its reason.
+    with open(url_file, "w") as f:
+        f.write(s.url.replace("token=", "token=0") + "\n")
+    _, wrong = take("wrong")
+    assert wrong.returncode == 1 and "splashd-web answered 403: a screenshot needs the bridge's token" in wrong.stderr, wrong.stderr
+    with open(url_file, "w") as f:
+        f.write(s.url + "\n")
+    page.close()
+    deadline_wait(lambda: "no page opened with the bridge's token" in take("none")[1].stderr, 20, "the bridge to forget the page")
+    _, none = take("none")
+    assert none.returncode == 1 and "splashd-web answered 503" in none.stderr, none.stderr
+    _, missing = take("missing", "--url-file", os.path.join(s.dir, "nothing"))
+    assert missing.returncode == 69 and "cannot read splashd-web's URL file" in missing.stderr, missing.stderr

@@ -76,6 +76,7 @@
       try { message = JSON.parse(event.data); } catch (_) { return; }
       if (message.type === "state") render(message);
       else if (message.type === "bridge") root.dataset.bridge = message.connected ? "connected" : "disconnected";
+      else if (message.type === "screenshot" && Number.isInteger(message.id)) screenshot(message.id);
       else if (message.type === "error") {
         root.dataset.lastError = message.code;
         console.warn("splashd-web:", message.code, message.message);
@@ -87,6 +88,64 @@
       setTimeout(connect, retryDelay);
       retryDelay = Math.min(retryDelay * 2, 1000);
     };
+  }
+
+  // `splashctl screenshot --web`: the bridge asks for a picture of the page, which draws its own
+  // DOM into a canvas (an SVG foreignObject of the splash, every element's computed style written
+  // on it, animations stopped where they are, images as data: URLs) and posts the PNG back. The
+  // app's frame is another origin's document: not in the picture (the splash is).
+  function dataURL(blob) {
+    return new Promise((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(reader.result);
+      reader.onerror = () => reject(reader.error);
+      reader.readAsDataURL(blob);
+    });
+  }
+  function styled(source) {
+    const copy = source.cloneNode(false);
+    if (source.nodeType !== Node.ELEMENT_NODE) return copy;
+    const computed = getComputedStyle(source);
+    let text = "";
+    for (let i = 0; i < computed.length; i++) text += computed[i] + ":" + computed.getPropertyValue(computed[i]) + ";";
+    copy.setAttribute("style", text + "animation:none;transition:none;");
+    for (const child of source.childNodes) {
+      if (child.nodeType === Node.ELEMENT_NODE && (child.tagName === "SCRIPT" || child.tagName === "IFRAME")) continue;
+      copy.appendChild(styled(child));
+    }
+    return copy;
+  }
+  async function picture() {
+    const width = innerWidth, height = innerHeight;
+    const body = styled(document.body);
+    for (const image of body.querySelectorAll("img")) {
+      const src = image.getAttribute("src");
+      if (src && !src.startsWith("data:")) image.setAttribute("src", await dataURL(await (await fetch(src)).blob()));
+    }
+    const page = getComputedStyle(root).backgroundColor;
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="' + width + '" height="' + height + '">' +
+      '<foreignObject x="0" y="0" width="' + width + '" height="' + height + '">' +
+      new XMLSerializer().serializeToString(body) +
+      "</foreignObject></svg>";
+    const image = new Image();
+    image.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg);
+    await image.decode();
+    const canvas = document.createElement("canvas");
+    canvas.width = width;
+    canvas.height = height;
+    const context = canvas.getContext("2d");
+    context.fillStyle = page;
+    context.fillRect(0, 0, width, height);
+    context.drawImage(image, 0, 0);
+    return new Promise((resolve, reject) => canvas.toBlob((blob) => blob ? resolve(blob) : reject(new Error("the canvas gave no PNG")), "image/png"));
+  }
+  async function screenshot(id) {
+    const url = "/screenshot/" + id + query;
+    try {
+      await fetch(url, { method: "POST", headers: { "Content-Type": "image/png" }, body: await picture() });
+    } catch (error) {
+      await fetch(url, { method: "POST", headers: { "Content-Type": "text/plain" }, body: String(error) }).catch(() => {});
+    }
   }
 
   // The app's URL for a destination: route appended as a path, sheet as ?sheet=.

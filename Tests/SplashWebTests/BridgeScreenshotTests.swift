@@ -1,0 +1,78 @@
+import Logging
+import NIOCore
+import NIOEmbedded
+import NIOWebSocket
+@testable import SplashWeb
+import Testing
+
+/// The bridge's side of `splashctl screenshot --web`: one page with the token is asked, one
+/// screenshot at a time, and each way it can end answers the operator (the browser test takes a
+/// real one: Tests/browser, test_splashctl_screenshot_of_the_page_is_what_the_browser_shows).
+@Suite struct BridgeScreenshotTests {
+    static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]
+
+    /// A bridge on an embedded loop and one page of `grant` on it.
+    static func page(_ grant: BridgeAccess.Grant) throws -> (EmbeddedChannel, Bridge) {
+        let channel = EmbeddedChannel()
+        let access = BridgeAccess(host: "127.0.0.1", port: 8177, token: String(repeating: "0", count: 32), appStep: nil)
+        let bridge = Bridge(eventLoop: channel.eventLoop, socketPath: "/nonexistent", access: access, logger: Logger(label: "test"))
+        try channel.pipeline.syncOperations.addHandler(PageSocketHandler(bridge: bridge, grant: grant))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        return (channel, bridge)
+    }
+
+    static func texts(_ channel: EmbeddedChannel) throws -> [String] {
+        try BridgeBoundsTests.written(channel).filter { $0.opcode == .text }.map { String(buffer: $0.data) }
+    }
+
+    static func outcome(_ future: EventLoopFuture<Bridge.ScreenshotOutcome>, on channel: EmbeddedChannel) throws -> Bridge.ScreenshotOutcome? {
+        channel.embeddedEventLoop.run()
+        var result: Bridge.ScreenshotOutcome?
+        future.assumeIsolated().whenSuccess { result = $0 }
+        channel.embeddedEventLoop.run()
+        return result
+    }
+
+    @Test func thePageWithTheTokenIsAskedAndItsPictureAnswers() throws {
+        let (page, bridge) = try Self.page(.control)
+        _ = try Self.texts(page)
+        let asked = bridge.requestScreenshot()
+        #expect(try Self.texts(page) == [#"{"type":"screenshot","id":1}"#])
+        let second = try Self.outcome(bridge.requestScreenshot(), on: page)
+        #expect(second == .refused(status: 409, reason: "another screenshot is being taken"))
+        #expect(!bridge.screenshotArrived(id: 2, .png(Self.png)), "not the one asked")
+        #expect(bridge.screenshotArrived(id: 1, .png(Self.png)))
+        #expect(try Self.outcome(asked, on: page) == .png(Self.png))
+        #expect(!bridge.screenshotArrived(id: 1, .png(Self.png)), "answered once")
+        // The next one is asked anew.
+        _ = bridge.requestScreenshot()
+        #expect(try Self.texts(page) == [#"{"type":"screenshot","id":2}"#])
+    }
+
+    @Test func aPageThatDoesNotAnswerEndsItAfterTheTimeout() throws {
+        let (page, bridge) = try Self.page(.control)
+        let asked = bridge.requestScreenshot()
+        page.embeddedEventLoop.advanceTime(by: Bridge.screenshotTimeout - .milliseconds(1))
+        var result: Bridge.ScreenshotOutcome?
+        asked.assumeIsolated().whenSuccess { result = $0 }
+        #expect(result == nil)
+        page.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+        #expect(result == .refused(status: 504, reason: "the page sent no picture within 8 s"))
+        #expect(!bridge.screenshotArrived(id: 1, .png(Self.png)), "too late")
+    }
+
+    @Test func aPageThatGoesAwayEndsIt() throws {
+        let (page, bridge) = try Self.page(.control)
+        let asked = bridge.requestScreenshot()
+        try page.close().wait()
+        #expect(try Self.outcome(asked, on: page) == .refused(status: 502, reason: "the page went away before it sent its picture"))
+    }
+
+    @Test func aViewerIsNeverAsked() throws {
+        let (page, bridge) = try Self.page(.viewer)
+        _ = try Self.texts(page)
+        let asked = bridge.requestScreenshot()
+        #expect(try Self.outcome(asked, on: page) == .refused(status: 503, reason: "no page opened with the bridge's token is connected"))
+        #expect(try Self.texts(page).isEmpty)
+    }
+}
