@@ -407,12 +407,26 @@ def handed_over(machine, apps, app, what, watch=None):
         assert [kind for kind, _ in seen] == ["splash", app], f"output {head}: {seen}"
 
 
-def splash_back(machine, apps, what, watch=None):
-    """Captures both outputs until the splash shows on both; asserts nothing but an app's frame or
-    black came before it on each."""
+def splash_shown(screen):
+    """The splash's background and its logo's circle, drawn or appearing: what an output shows
+    from the splash's first frames on, while its entry animation may still run."""
+    w, h = screen.width, screen.height
+    return (screen.near(0, 0, TEAL) and screen.near(w - 1, h - 1, TEAL)
+            and not screen.near(w // 2 - 45, h // 2 - 40, TEAL, 24) and not screen.near(w // 2 + 45, h // 2 - 40, TEAL, 24))
+
+
+def splash_back(machine, apps, what, watch=None, drawn=logo_and_text_drawn):
+    """Captures both outputs until the splash shows on both (`drawn`: by default all of it, the
+    entry animation over); asserts nothing but an app's frame or black came before it on each."""
     watch = watch or (lambda done, what: watch_screens(machine, apps, done, what))
-    runs = watch(lambda s: all(logo_and_text_drawn(x) for x in s.values()), what)
-    print(f"{what}: frames per output {runs}")
+    last = {}
+
+    def done(screens):
+        last.update(screens)
+        return all(drawn(x) for x in screens.values())
+    runs = watch(done, what)
+    print(f"{what}: frames per output {runs}; the entry animation over on both then: "
+          f"{all(logo_and_text_drawn(x) for x in last.values())}")
     for head, seen in runs.items():
         kinds = [kind for kind, _ in seen]
         assert kinds[-1] == "splash" and all(k in (*apps, "black", "splash") for k in kinds), f"output {head}: {seen}"
