@@ -125,26 +125,20 @@ public enum PsplashFIFO {
 
         func take(_ item: PsplashReader.Item) -> ModeMachine.UpdateInput? {
             switch item {
-            case .command(.progress(let value)):
-                logger.debug("psplash's FIFO: PROGRESS \(value)")
-                return .progress(PsplashCommand.fraction(value))
+            case .command(.progress(let value)): logger.debug("psplash's FIFO: PROGRESS \(value)")
             case .command(.message(let text)):
                 let new = lastMessage.withLock { last in
                     defer { last = text }
                     return last != text
                 }
                 if new { logger.info("psplash's FIFO: MSG \(text)") }
-                return .message(text)
-            case .command(.quit):
-                logger.info("psplash's FIFO: QUIT")
-                return .quit
-            case .command(.ignored(let reason)):
-                say("ignored", "psplash's FIFO: ignored \(reason)")
-                return nil
+            case .command(.quit): logger.info("psplash's FIFO: QUIT")
+            case .command(.ignored(let reason)): say("ignored", "psplash's FIFO: ignored \(reason)")
             case .tooLong(let bytes):
                 say("too long", "psplash's FIFO: a command of \(bytes) bytes, over psplash's \(PsplashReader.maxCommandBytes): ignored")
-                return nil
             }
+            guard case .command(let command) = item else { return nil }
+            return command.updateInput
         }
 
         private func say(_ kind: String, _ line: String) {

@@ -28,17 +28,13 @@ enum FuzzPsplash {
             guard case .command(let command) = item else { continue }
             now += .milliseconds(10)
             switch command {
-            case .progress(let value):
-                FuzzFailure.check((-100...100).contains(value), "PROGRESS \(value)")
-                _ = modes.update(.progress(PsplashCommand.fraction(value)), from: .psplash, at: now)
+            case .progress(let value): FuzzFailure.check((-100...100).contains(value), "PROGRESS \(value)")
             case .message(let text):
                 FuzzFailure.check(text.utf8.count <= 3 * PsplashReader.maxCommandBytes, "a message of \(text.utf8.count) bytes")
-                _ = modes.update(.message(text), from: .psplash, at: now)
-            case .quit:
-                _ = modes.update(.quit, from: .psplash, at: now)
-            case .ignored(let reason):
-                FuzzFailure.check(!reason.isEmpty, "ignored without a reason")
+            case .quit: break
+            case .ignored(let reason): FuzzFailure.check(!reason.isEmpty, "ignored without a reason")
             }
+            if let input = command.updateInput { _ = modes.update(input, from: .psplash, at: now) }
             if let update = modes.update { FuzzFailure.check((0...1).contains(update.progress), "progress \(update.progress)") }
             FuzzFailure.check(modes.mode == (modes.update == nil ? .launch : .update), "mode \(modes.mode) with update \(String(describing: modes.update))")
         }
@@ -48,12 +44,7 @@ enum FuzzPsplash {
     static func view(_ items: [PsplashReader.Item]) -> UpdateStatus? {
         var modes = ModeMachine()
         for case .command(let command) in items {
-            switch command {
-            case .progress(let value): _ = modes.update(.progress(PsplashCommand.fraction(value)), from: .psplash, at: .zero)
-            case .message(let text): _ = modes.update(.message(text), from: .psplash, at: .zero)
-            case .quit: _ = modes.update(.quit, from: .psplash, at: .zero)
-            case .ignored: break
-            }
+            if let input = command.updateInput { _ = modes.update(input, from: .psplash, at: .zero) }
         }
         return modes.update
     }

@@ -42,6 +42,9 @@ extension Bridge {
         return reply.futureResult
     }
 
+    /// Whether screenshot `id` is asked and not answered yet.
+    func awaitsScreenshot(_ id: Int64) -> Bool { pendingScreenshot?.id == id }
+
     /// The page's answer to screenshot `id`: its picture, or why it could not draw itself. False
     /// when no such screenshot is awaited (ended, or never asked).
     func screenshotArrived(id: Int64, _ outcome: ScreenshotOutcome) -> Bool {

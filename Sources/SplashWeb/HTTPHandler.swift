@@ -35,7 +35,9 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .head(let head):
             request = head
             bodyTooLarge = false
-            body = head.method == .POST && head.uri.hasPrefix("/screenshot/") ? context.channel.allocator.buffer(capacity: 0) : nil
+            // Only the body of the screenshot awaited, sent with the token, is kept: one at a time.
+            let awaited = head.method == .POST && hasToken(head) && Self.screenshotID(head.uri).map { bridge?.awaitsScreenshot($0) == true } == true
+            body = awaited ? context.channel.allocator.buffer(capacity: 0) : nil
         case .body(var part):
             guard body != nil, !bodyTooLarge else { break }
             if body!.readableBytes + part.readableBytes > Bridge.maxScreenshotBytes {
@@ -56,7 +58,7 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func respond(to head: HTTPRequestHead, body: ByteBuffer?, context: ChannelHandlerContext) {
         let path = String(head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0])
         if head.method == .POST, path.hasPrefix("/screenshot/") {
-            return screenshotArrived(head, path: path, body: body, context: context)
+            return screenshotArrived(head, body: body, context: context)
         }
         guard head.method == .GET || head.method == .HEAD else {
             return send(.methodNotAllowed, "only GET and HEAD\n", head: head, context: context)
@@ -76,6 +78,13 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             return send(.notFound, "not found\n", head: head, context: context)
         }
         send(.ok, resource.bytes, contentType: resource.contentType, head: head, context: context)
+    }
+
+    /// N of `/screenshot/N?…`.
+    static func screenshotID(_ uri: String) -> Int64? {
+        let path = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        guard path.hasPrefix("/screenshot/"), let id = Int64(path.dropFirst("/screenshot/".count)), id > 0 else { return nil }
+        return id
     }
 
     /// Whether the request's URL carries the bridge's token.
@@ -100,15 +109,15 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// The page's `POST /screenshot/N?token=…`: its PNG (`image/png`), or why it could not draw
     /// itself (`text/plain`, at most 300 bytes of it passed on).
-    private func screenshotArrived(_ head: HTTPRequestHead, path: String, body: ByteBuffer?, context: ChannelHandlerContext) {
+    private func screenshotArrived(_ head: HTTPRequestHead, body: ByteBuffer?, context: ChannelHandlerContext) {
         guard let bridge, hasToken(head), access.acceptsHost(head.headers.first(name: "host")),
             head.headers.first(name: "origin").map({ access.origins.contains($0.lowercased()) }) ?? true
         else { return send(.forbidden, "a screenshot comes from the bridge's own page, with its token\n", head: head, context: context) }
-        guard let id = Int64(path.dropFirst("/screenshot/".count)), id > 0 else {
-            return send(.notFound, "no such screenshot\n", head: head, context: context)
+        guard let id = Self.screenshotID(head.uri), let body else {
+            return send(.notFound, "no such screenshot is awaited\n", head: head, context: context)
         }
         let outcome: Bridge.ScreenshotOutcome
-        let bytes = body.map { Array($0.readableBytesView) } ?? []
+        let bytes = Array(body.readableBytesView)
         let type = head.headers.first(name: "content-type")?.lowercased() ?? ""
         if bodyTooLarge {
             outcome = .refused(status: 502, reason: "the page's picture is over \(Bridge.maxScreenshotBytes >> 20) MiB")

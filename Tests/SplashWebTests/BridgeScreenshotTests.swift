@@ -1,4 +1,5 @@
 import Logging
+import SplashTheme
 import NIOCore
 import NIOEmbedded
 import NIOWebSocket
@@ -74,5 +75,77 @@ import Testing
         let asked = bridge.requestScreenshot()
         #expect(try Self.outcome(asked, on: page) == .refused(status: 503, reason: "no page opened with the bridge's token is connected"))
         #expect(try Self.texts(page).isEmpty)
+    }
+}
+
+/// The screenshot's two HTTP requests through the pipeline every connection gets
+/// (`WebServer.configure`): the page's `POST` is kept only for the screenshot awaited, with the
+/// token, and under the size cap.
+@Suite struct ScreenshotHTTPTests {
+    static let token = String(repeating: "0", count: 32)
+    static let site = WebSite(theme: Theme(name: "test"), resources: [:])
+
+    /// A bridge with one control page, and an HTTP connection to it.
+    static func setUp() throws -> (page: EmbeddedChannel, http: EmbeddedChannel, bridge: Bridge) {
+        let (page, bridge) = try BridgeScreenshotTests.page(.control)
+        let http = EmbeddedChannel()
+        try WebServer.configure(http, bridge: bridge, site: site, table: ConnectionTable(capacity: 4)).wait()
+        try http.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40000)).wait()
+        return (page, http, bridge)
+    }
+
+    /// The status line of what `http` answered to `request` (a head, then `body`).
+    static func answer(_ http: EmbeddedChannel, _ head: String, body: [UInt8] = []) throws -> String {
+        _ = try? http.writeInbound(http.allocator.buffer(bytes: Array(head.utf8) + body))
+        http.embeddedEventLoop.run()
+        var output: [UInt8] = []
+        while let buffer = try http.readOutbound(as: ByteBuffer.self) { output += buffer.readableBytesView }
+        return String(decoding: output.prefix { $0 != 0x0D }, as: UTF8.self)
+    }
+
+    static func post(_ id: Int, token: String = token, length: Int) -> String {
+        "POST /screenshot/\(id)?token=\(token) HTTP/1.1\r\nHost: 127.0.0.1:8177\r\nContent-Type: image/png\r\nContent-Length: \(length)\r\n\r\n"
+    }
+
+    @Test func thePagesPictureReachesTheOperatorAndNothingElseIsKept() throws {
+        let (page, http, bridge) = try Self.setUp()
+        let asked = bridge.requestScreenshot()
+        #expect(try Self.answer(http, Self.post(1, token: String(repeating: "1", count: 32), length: 11), body: BridgeScreenshotTests.png)
+            == "HTTP/1.1 403 Forbidden")
+        let other = EmbeddedChannel()
+        try WebServer.configure(other, bridge: bridge, site: Self.site, table: ConnectionTable(capacity: 4)).wait()
+        try other.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40001)).wait()
+        #expect(try Self.answer(other, Self.post(2, length: 11), body: BridgeScreenshotTests.png) == "HTTP/1.1 404 Not Found",
+                "not the screenshot awaited")
+        let third = EmbeddedChannel()
+        try WebServer.configure(third, bridge: bridge, site: Self.site, table: ConnectionTable(capacity: 4)).wait()
+        try third.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40002)).wait()
+        #expect(try Self.answer(third, Self.post(1, length: 11), body: BridgeScreenshotTests.png) == "HTTP/1.1 200 OK")
+        #expect(try BridgeScreenshotTests.outcome(asked, on: page) == .png(BridgeScreenshotTests.png))
+    }
+
+    @Test func aPictureOverTheCapIsRefusedAndEndsTheScreenshot() throws {
+        let (page, http, bridge) = try Self.setUp()
+        let asked = bridge.requestScreenshot()
+        let length = Bridge.maxScreenshotBytes + 1
+        var status = try Self.answer(http, Self.post(1, length: length))
+        let chunk = [UInt8](repeating: 0x41, count: 1 << 20)
+        var sent = 0
+        while sent < length {
+            let part = Array(chunk.prefix(length - sent))
+            _ = try? http.writeInbound(http.allocator.buffer(bytes: part))
+            sent += part.count
+        }
+        http.embeddedEventLoop.run()
+        var output: [UInt8] = []
+        while let buffer = try http.readOutbound(as: ByteBuffer.self) { output += buffer.readableBytesView }
+        status += String(decoding: output.prefix { $0 != 0x0D }, as: UTF8.self)
+        #expect(status == "HTTP/1.1 413 Payload Too Large")
+        #expect(try BridgeScreenshotTests.outcome(asked, on: page) == .refused(status: 502, reason: "the page's picture is over 16 MiB"))
+    }
+
+    @Test func theOperatorNeedsTheToken() throws {
+        let (_, http, _) = try Self.setUp()
+        #expect(try Self.answer(http, "GET /screenshot.png?token=x HTTP/1.1\r\nHost: 127.0.0.1:8177\r\n\r\n") == "HTTP/1.1 403 Forbidden")
     }
 }

@@ -18,6 +18,7 @@ import pytest
 import websocket
 
 from cdp import Browser, close_to
+from pictures import write_png
 from processes import deadline_wait, stop
 from stack import AppServer
 
@@ -672,19 +673,6 @@ REVEAL_STATE = """(() => {
       keyframes: a.effect.getKeyframes().map(k => ({offset: k.computedOffset, transform: k.transform || null, opacity: k.opacity === undefined ? null : k.opacity}))}))});
 })()"""
 SEEK = "document.getAnimations().filter(a => ['reveal', 'logo', 'text', 'app'].includes(a.effect.target.id) && !a.animationName).forEach(a => { a.pause(); a.currentTime = %d; })"
-
-
-def write_png(path, width, height, rows):
-    """An 8-bit RGB PNG of ``rows`` (bytes of width*3 each), stdlib only."""
-    import struct
-    import zlib
-
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-    raw = b"".join(b"\x00" + row for row in rows)
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
 
 
 @pytest.mark.parametrize("width,height", [(1280, 800), (720, 1280)])

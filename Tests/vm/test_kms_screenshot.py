@@ -4,13 +4,12 @@ same moment, taken from outside; with SPLASHD_SCREENSHOTS=DIR the screendumps ar
 (docs/kms-vm-update.png and docs/kms-vm-shutdown.png are two of them)."""
 
 import os
-import struct
 import sys
 import tempfile
-import zlib
 
 import pytest
 
+from pictures import write_png
 from processes import BIN
 import vm
 from test_kms import MAGENTA, PATIENCE, RED, WHITE, Screen, build_app, logo_and_text_drawn, start, start_app, until, wait_screen
@@ -35,13 +34,9 @@ def save(screen, name):
     if not directory:
         return
     os.makedirs(directory, exist_ok=True)
-    raw = b"".join(b"\0" + screen.pixels[y * screen.width * 3:(y + 1) * screen.width * 3] for y in range(screen.height))
-
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-    with open(os.path.join(directory, name + ".png"), "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", screen.width, screen.height, 8, 2, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+    row = screen.width * 3
+    write_png(os.path.join(directory, name + ".png"), screen.width, screen.height,
+              [screen.pixels[y * row:(y + 1) * row] for y in range(screen.height)])
 
 
 def screenshot_matches(machine, out, name, heads=(0, 1)):

@@ -29,6 +29,16 @@ public enum PsplashCommand: Sendable, Equatable {
     /// The fraction a `progress` shows, 0…1.
     public static func fraction(_ value: Int) -> Double { Double(min(100, abs(value))) / 100 }
 
+    /// What the update view makes of the command; nil for one that is `ignored`.
+    public var updateInput: ModeMachine.UpdateInput? {
+        switch self {
+        case .progress(let value): .progress(Self.fraction(value))
+        case .message(let text): .message(text)
+        case .quit: .quit
+        case .ignored: nil
+        }
+    }
+
     /// Parses one command: its bytes without the NUL or newline that ended it.
     public static func parse(_ bytes: some Collection<UInt8>) -> PsplashCommand {
         var command = Array(bytes)

@@ -37,6 +37,10 @@ import Testing
         #expect(PsplashCommand.fraction(42) == 0.42)
         #expect(PsplashCommand.fraction(-30) == 0.3)
         #expect(PsplashCommand.fraction(100) == 1)
+        #expect(PsplashCommand.progress(-30).updateInput == .progress(0.3))
+        #expect(PsplashCommand.message("x").updateInput == .message("x"))
+        #expect(PsplashCommand.quit.updateInput == .quit)
+        #expect(PsplashCommand.ignored(reason: "an unknown command").updateInput == nil)
     }
 
     @Test func binaryTextIsReadWithReplacementCharacters() {
@@ -82,12 +86,7 @@ extension PsplashProtocolTests {
         func end(_ items: [PsplashReader.Item]) -> ModeMachine {
             var modes = ModeMachine()
             for case .command(let command) in items {
-                switch command {
-                case .progress(let value): _ = modes.update(.progress(PsplashCommand.fraction(value)), from: .psplash, at: .zero)
-                case .message(let text): _ = modes.update(.message(text), from: .psplash, at: .zero)
-                case .quit: _ = modes.update(.quit, from: .psplash, at: .zero)
-                case .ignored: break
-                }
+                if let input = command.updateInput { _ = modes.update(input, from: .psplash, at: .zero) }
             }
             return modes
         }
