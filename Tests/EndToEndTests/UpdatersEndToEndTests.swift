@@ -264,14 +264,20 @@ enum UpdateKeys {
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: d.file("swupdate.log")))
         _ = try start("/usr/bin/swupdate", ["-v", "-k", d.file("ca.cert.pem"), "-H", "kiosk:1.0"], output: log)
         let progressSocket = scratch + "/swupdateprog"
-        #expect(await waitUntil { FileManager.default.fileExists(atPath: progressSocket) }, "swupdate made \(progressSocket)")
+        // Two programs starting and connecting, while the rest of the suite runs beside them: the
+        // bound is the follow's, there to end a hang (10 s was not enough on a busy CI machine).
+        let startBound: Duration = .seconds(120)
+        #expect(await waitUntil(timeout: startBound) { FileManager.default.fileExists(atPath: progressSocket) }, "swupdate made \(progressSocket)")
+        let started = ContinuousClock.now
         _ = try start("/usr/bin/swupdate-progress", ["-p", "-w", "-s", progressSocket])
         // Connected: the listening socket and the one it accepted both carry the path.
-        func unixSockets(at path: String) -> Int {
+        func unixSockets(at path: String) -> [Substring] {
             let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
-            return table.split(separator: "\n").filter { $0.hasSuffix(" " + path) }.count
+            return table.split(separator: "\n").filter { $0.hasSuffix(" " + path) }
         }
-        #expect(await waitUntil { unixSockets(at: progressSocket) >= 2 }, "swupdate-progress connected")
+        #expect(await waitUntil(timeout: startBound) { unixSockets(at: progressSocket).count >= 2 },
+                "swupdate-progress connected: \(unixSockets(at: progressSocket))")
+        print("swupdate-progress connected after", started.duration(to: .now))
         let client = try start("/usr/bin/swupdate-client", ["-q", d.file("update.swu")], output: log)
         var seen: [UpdateStatus] = []
         // Until SWUpdate's QUIT (5 s after its "MSG SUCCESS") ends the view.
@@ -279,7 +285,7 @@ enum UpdateKeys {
             if let update = state.update, seen.last != update { seen.append(update) }
             return !(state.mode == .launch && !seen.isEmpty)
         }
-        #expect(await waitUntil { !client.isRunning })
+        #expect(await waitUntil(timeout: startBound) { !client.isRunning })
         #expect(client.terminationStatus == 0, "swupdate-client's exit")
         // SWUpdate's own word.
         let said = (try? String(contentsOfFile: d.file("swupdate.log"), encoding: .utf8)) ?? ""
