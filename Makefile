@@ -2,7 +2,20 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: build first-frame release dist install deb man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms bench-initramfs bench-boot toml-test demo clean fuzz sanitize
+.PHONY: check deps build first-frame release dist install deb man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms bench-initramfs bench-boot toml-test demo clean fuzz sanitize
+
+# The fast loop: the debug build and every Swift test (units, adapters, the real binaries end to
+# end). Installs nothing and starts no VM or browser; what it needs is `make deps tests` once.
+check:
+	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory first-frame
+	$(SWIFT) test --skip-build
+
+# Installs what this machine lacks: `make deps` for everything (README's test command), or for one
+# purpose, `make deps PURPOSE="demo"` (build, demo, tests, vm, packages: scripts/setup.sh).
+PURPOSE ?= all
+deps:
+	bash scripts/setup.sh $(PURPOSE)
 
 build:
 	$(SWIFT) build
@@ -11,8 +24,9 @@ build:
 # splashd-kms-first-frame (helpers/): C on the C library alone (the kernel's DRM interface, no
 # libdrm), so that it starts in milliseconds where the Swift renderer takes a second; it shows the
 # first-frame cache and becomes splashd-kms (docs/renderer-kms.md, "From power-on"). Built beside
-# the Swift binaries: the debug build's directory, or FIRST_FRAME_BUILD="-c release"'s. A C
-# executable target of the package would carry the Swift runtime (8.7 MB, statically linked).
+# the Swift binaries: the debug build's directory, or the one FIRST_FRAME_BUILD names
+# ("-c release", or `dist`'s). A C executable target of the package would carry the Swift runtime
+# (8.7 MB, statically linked).
 FIRST_FRAME_BUILD ?=
 FIRST_FRAME_CC ?= $(shell command -v cc >/dev/null 2>&1 && echo cc || echo clang)
 FIRST_FRAME_CFLAGS = -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wconversion -Wno-sign-conversion -I/usr/include/libdrm
@@ -21,8 +35,9 @@ first-frame:
 		$(FIRST_FRAME_CC) $(FIRST_FRAME_CFLAGS) -o "$$bin/splashd-kms-first-frame" helpers/splashd-kms-first-frame.c
 
 # Release binaries of splashd, splashctl, splashd-web, splashd-otel and splashd-kms in .build/release
-# (dynamically linked against the Swift runtime). splashd is splashctl too, when called by that
-# name; the separate splashctl is for development.
+# (dynamically linked against the Swift runtime): the development release build, which
+# bench-draw and bench-kms measure. splashd is splashctl too, when called by that name; the
+# separate splashctl is for development.
 release:
 	$(SWIFT) build -c release --product splashd
 	$(SWIFT) build -c release --product splashctl
@@ -31,14 +46,18 @@ release:
 	$(SWIFT) build -c release --product splashd-kms
 	$(MAKE) first-frame FIRST_FRAME_BUILD="-c release"
 
-# The shipping binaries, in .build/release too: the Swift runtime linked in (--static-swift-stdlib),
-# so they run on a Debian 12 system without the Swift toolchain (SPEC §11). They replace `release`'s.
+# The shipping binaries, in their own build directory, $(DIST_BIN) (scratch path .build/dist), so
+# that no other target overwrites them: the Swift runtime linked in (--static-swift-stdlib), so they
+# run on a Debian 12 system without the Swift toolchain (SPEC §11). `install`, `deb` and the
+# benchmarks of the shipping build take them from there.
 # Four: the package's splashctl is a link to splashd (one executable, called by either name).
 # They export no symbols (packaging/executable-symbols.map), and are linked by lld with packed
 # relative relocations (RELR, glibc 2.36+): smaller, faster to start, less memory (docs/benchmarks.md,
 # "Start-up"); without DWARF unwind tables (packaging/no-unwind-tables.ld: 16 % of the daemon, which
 # nothing unwinds with at run time; docs/benchmarks.md, "Package sizes").
-DIST_FLAGS = -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+DIST_SCRATCH = .build/dist
+DIST_BIN = $(DIST_SCRATCH)/release
+DIST_FLAGS = --scratch-path $(DIST_SCRATCH) -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
 	-Xlinker --version-script=$(CURDIR)/packaging/executable-symbols.map \
 	-Xlinker $(CURDIR)/packaging/no-unwind-tables.ld -Xlinker --no-eh-frame-hdr
 dist:
@@ -46,7 +65,7 @@ dist:
 	$(SWIFT) build -c release --static-swift-stdlib --product splashd-web $(DIST_FLAGS)
 	$(SWIFT) build -c release --static-swift-stdlib --product splashd-otel $(DIST_FLAGS)
 	$(SWIFT) build -c release --static-swift-stdlib --product splashd-kms $(DIST_FLAGS)
-	$(MAKE) first-frame FIRST_FRAME_BUILD="-c release"
+	$(MAKE) first-frame FIRST_FRAME_BUILD="-c release --scratch-path $(DIST_SCRATCH)"
 
 # Installs everything under DESTDIR: binaries (stripped), units, sysusers and tmpfiles snippets,
 # journal catalog, shipped plugins, the page and themes, man pages, completions, docs, and
@@ -59,12 +78,12 @@ DESTDIR ?=
 BINARIES ?=
 install: $(if $(BINARIES),,dist)
 	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" SYSCONFDIR="$(SYSCONFDIR)" \
-		bash scripts/install.sh "$(or $(BINARIES),.build/release)"
+		bash scripts/install.sh "$(or $(BINARIES),$(DIST_BIN))"
 
 # dist/splashd{,-web,-otel,-kms}_VERSION_ARCH.deb and dist/splashd-themes_VERSION_all.deb from
 # `make install` into a staging tree (docs/packaging.md).
 deb: $(if $(BINARIES),,dist)
-	bash scripts/deb.sh "$(or $(BINARIES),.build/release)"
+	bash scripts/deb.sh "$(or $(BINARIES),$(DIST_BIN))"
 
 # Regenerates the man pages of the five commands with swift-argument-parser's generate-manual
 # plugin (a debug build of the package); PackagingTests say when they are out of date.
@@ -93,7 +112,7 @@ bench-inprocess:
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --no-progress
 
 bench-process: dist
-	bash scripts/bench.sh .build/release/splashd
+	bash scripts/bench.sh $(DIST_BIN)/splashd
 
 # The page's smoothness: frames dropped during the indicator, the fade, each entry and the reveal
 # at 1920x1080 in headless Chromium, against the debug splashd and splashd-web (docs/benchmarks.md,
@@ -104,18 +123,19 @@ bench-renderer: build
 # The app's life (SPEC §14): the daemon's wake-ups and CPU while it watches a healthy app, and the
 # time from the app's death to the splash's first state (docs/benchmarks.md, "The app's life").
 bench-app: dist
-	/usr/bin/python3 scripts/bench-app.py .build/release/splashd
+	/usr/bin/python3 scripts/bench-app.py $(DIST_BIN)/splashd
 
 # The native renderer's drawing: one frame of the reference theme drawn in memory at 1920x1080 and
-# 3840x2160 (entry, still, slow, error), release build (docs/benchmarks.md, "The native renderer's
-# drawing").
+# 3840x2160 (entry, still, slow, error), the development release build in .build/release
+# (docs/benchmarks.md, "The native renderer's drawing").
 bench-draw:
 	$(SWIFT) build -c release --product draw-bench
 	.build/release/draw-bench renderer/themes/reference
 
 # The native renderer in a virtual machine (Debian's kernel, QEMU TCG, a two-output virtio GPU): from
 # its start to the first frame beside the kernel's boot time, its RSS, and its wake-ups while nothing
-# moves (docs/benchmarks.md, "The native renderer in a virtual machine"). Release binaries.
+# moves (docs/benchmarks.md, "The native renderer in a virtual machine"). The development release
+# build in .build/release (the Swift runtime dynamically linked), not the shipping one.
 bench-kms:
 	$(SWIFT) build -c release --product splashd
 	$(SWIFT) build -c release --product splashd-kms
@@ -125,7 +145,7 @@ bench-kms:
 # What the splash adds to an initramfs (SPEC §16): mkinitramfs with splashd-kms's hook, the shipped
 # binary, an SVG-logo theme and a firmware-logo one (docs/benchmarks.md, "The initramfs").
 bench-initramfs: dist
-	SPLASHD_BIN_DIR=$(CURDIR)/.build/release python3 Tests/vm/bench_initramfs.py
+	SPLASHD_BIN_DIR=$(CURDIR)/$(DIST_BIN) python3 Tests/vm/bench_initramfs.py
 
 # splashd-kms against Debian 12's Plymouth (DRM renderer, two-step) on the same virtual GPU, a
 # fresh VM per run, three runs each alternating (BENCH_BOOT_RUNS=N for more): program start to the
@@ -133,22 +153,23 @@ bench-initramfs: dist
 # wake-ups once shown (docs/benchmarks.md, "From power-on, against Plymouth"). Plymouth's packages
 # are downloaded and unpacked under .build/bench-boot, never installed. The shipping build.
 bench-boot: dist
-	SPLASHD_BIN_DIR=$(CURDIR)/.build/release python3 Tests/vm/bench_boot.py
+	SPLASHD_BIN_DIR=$(CURDIR)/$(DIST_BIN) python3 Tests/vm/bench_boot.py
 
 # Config loading time against the number of steps (5,000 to 80,000): `splashd check`, release build.
 bench-config: dist
-	bash scripts/bench-config.sh .build/release/splashd
+	bash scripts/bench-config.sh $(DIST_BIN)/splashd
 
 # The two ways to ship without the toolchain, side by side: the Swift runtime linked statically
 # (what ships) or private libraries with a relative runpath. Sizes, package size, cold start, RSS.
+# The static build has its own scratch path, so `release`'s binaries are not overwritten.
 bench-linking:
 	$(SWIFT) build -c release --product splashd
 	$(SWIFT) build -c release --product splashctl
 	mkdir -p .build/linking/dynamic .build/linking/static
 	cp .build/release/splashd .build/release/splashctl .build/linking/dynamic/
-	$(SWIFT) build -c release --static-swift-stdlib --product splashd
-	$(SWIFT) build -c release --static-swift-stdlib --product splashctl
-	cp .build/release/splashd .build/release/splashctl .build/linking/static/
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/linking/build --product splashd
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/linking/build --product splashctl
+	cp .build/linking/build/release/splashd .build/linking/build/release/splashctl .build/linking/static/
 	bash scripts/bench-linking.sh .build/linking/static .build/linking/dynamic
 
 # The TOML reader against the official conformance suite (https://github.com/toml-lang/toml-test)

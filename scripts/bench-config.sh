@@ -4,10 +4,10 @@
 # time of BENCH_RUNS runs (default 3) per size; loading should grow linearly with the steps
 # (docs/benchmarks.md, "Config loading").
 #
-#   scripts/bench-config.sh [SPLASHD]     (default: .build/release/splashd; `make dist`)
+#   scripts/bench-config.sh [SPLASHD]     (default: .build/dist/release/splashd; `make dist`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=$(realpath "${1:-.build/release/splashd}")
+BIN=$(realpath "${1:-.build/dist/release/splashd}")
 [ -x "$BIN" ] || { echo "bench-config: $BIN not found; run 'make dist' first" >&2; exit 1; }
 runs=${BENCH_RUNS:-3}
 sizes=${BENCH_SIZES:-"5000 20000 40000 80000"}

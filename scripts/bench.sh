@@ -3,7 +3,7 @@
 # cold start, fan-out to 1,000 subscribers, ping round trip, idle RSS, binary size and what each
 # dependency costs. `make bench` runs this after the in-process suite (Benchmarks/).
 #
-#   scripts/bench.sh [SPLASHD]     (default: .build/release/splashd; build it with `make dist`, the build that ships)
+#   scripts/bench.sh [SPLASHD]     (default: .build/dist/release/splashd; build it with `make dist`, the build that ships)
 #
 # Environment: BENCH_QUICK=1 runs fewer iterations. The client (scripts/bench/splashbench.c) blocks
 # on reads or epoll until the state it waits for; the only pauses are the cold-start client's
@@ -11,7 +11,7 @@
 # settle for the run without release).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=$(realpath "${1:-.build/release/splashd}")
+BIN=$(realpath "${1:-.build/dist/release/splashd}")
 [ -x "$BIN" ] || { echo "bench: $BIN not found; run 'make dist' first" >&2; exit 1; }
 quick=${BENCH_QUICK:-0}
 n() { if [ "$quick" = 1 ]; then echo "$2"; else echo "$1"; fi; }

@@ -7,7 +7,7 @@
 # launch is written to $DEMO_SCREENS, default ./demo-screens), and the operators' reports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh demo
 swift build
 bin=$(swift build --show-bin-path)
 work=$(mktemp -d /tmp/splashd-demo.XXXXXX)

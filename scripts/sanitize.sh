@@ -8,7 +8,7 @@
 # --build-only builds the configuration and runs nothing (the full run is `make sanitize`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh tests
 export SWIFT_BACKTRACE=enable=no
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp ${TSAN_OPTIONS:-}"
 # Bounded waits in the tests last ten times longer: the sanitizers slow everything down.

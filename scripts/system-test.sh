@@ -41,7 +41,7 @@ done
 
 [ "$(id -u)" -eq 0 ] || { echo "system-test: needs root (systemd-nspawn, mounts)" >&2; exit 2; }
 for tool in systemd-nspawn nsenter unshare setpriv openssl jq; do
-    command -v "$tool" >/dev/null || { echo "system-test: $tool is missing (scripts/setup.sh installs it)" >&2; exit 2; }
+    command -v "$tool" >/dev/null || { echo "system-test: $tool is missing (scripts/setup.sh packages installs it)" >&2; exit 2; }
 done
 if [ -n "$DEB" ]; then
     [ -f "$DEB" ] || { echo "system-test: no such package: $DEB" >&2; exit 2; }
@@ -54,7 +54,7 @@ else
 fi
 [ -z "$LOG_FILE" ] || TARGET+=(--systest-log "$LOG_FILE")
 
-# The Python with pytest (scripts/setup.sh installs it for `python3`).
+# The Python with pytest (scripts/setup.sh packages installs it for `python3`).
 PYTHON=""
 for candidate in python3 /usr/bin/python3; do
     if command -v "$candidate" >/dev/null && "$candidate" -c 'import pytest' 2>/dev/null; then
@@ -62,7 +62,7 @@ for candidate in python3 /usr/bin/python3; do
         break
     fi
 done
-[ -n "$PYTHON" ] || { echo "system-test: no python3 with pytest (scripts/setup.sh installs it)" >&2; exit 2; }
+[ -n "$PYTHON" ] || { echo "system-test: no python3 with pytest (scripts/setup.sh packages installs it)" >&2; exit 2; }
 
 # pytest's own output kept short: no progress letters (each check prints its line), no
 # tracebacks (a check's reasons are in its line; the full story is in --log FILE). The harness

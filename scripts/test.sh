@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each stage's minutes on stderr, so CI's budget (60 minutes on 2 cores) can be read off a log.
 stage() { echo "test: $(date -u +%H:%M:%S), $((SECONDS / 60)) min in: $*" >&2; }
-scripts/setup.sh
+scripts/setup.sh all
 export SWIFT_BACKTRACE=enable=no
 stage "the debug build and its tests"
 swift build --build-tests

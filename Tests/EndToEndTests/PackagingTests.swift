@@ -136,7 +136,7 @@ import TestSupport
     }
 
     func binariesAreStrippedAndRun(_ root: String) throws {
-        // No tool, no pass: the check fails and says what to install (scripts/setup.sh does).
+        // No tool, no pass: the check fails and says what to install (scripts/setup.sh tests does).
         let readelf = try #require(Tool.path("readelf"), "readelf is not installed (Debian's binutils): the binaries' sections cannot be checked")
         for tool in ["splashd", "splashctl", "splashd-web", "splashd-otel", "splashd-kms"] {
             let path = "\(root)/usr/bin/\(tool)"

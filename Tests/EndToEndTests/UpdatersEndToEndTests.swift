@@ -57,8 +57,8 @@ enum UpdateKeys {
     }
 
     init() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.rauc), "needs rauc (scripts/setup.sh installs it)")
-        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/mksquashfs"), "needs squashfs-tools (scripts/setup.sh installs it)")
+        try #require(FileManager.default.isExecutableFile(atPath: Self.rauc), "needs rauc (scripts/setup.sh tests installs it)")
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/mksquashfs"), "needs squashfs-tools (scripts/setup.sh tests installs it)")
         try #require(getuid() == 0, "RAUC mounts the bundle: root")
         directory = try TemporaryDirectory()
         let d = directory
@@ -208,7 +208,7 @@ enum UpdateKeys {
 @MainActor @Suite struct SWUpdateEndToEndTests {
     @Test func swupdateProgressDrivesTheUpdateViewThroughPsplashsFIFO() async throws {
         for tool in ["/usr/bin/swupdate", "/usr/bin/swupdate-progress", "/usr/bin/cpio"] {
-            try #require(FileManager.default.isExecutableFile(atPath: tool), "needs \(tool) (scripts/setup.sh installs swupdate and cpio)")
+            try #require(FileManager.default.isExecutableFile(atPath: tool), "needs \(tool) (scripts/setup.sh tests installs swupdate and cpio)")
         }
         let d = try TemporaryDirectory()
         try UpdateKeys.make(in: d)

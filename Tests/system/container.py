@@ -41,7 +41,7 @@ MASKS = ["postgresql.service", "apt-daily.service", "apt-daily-upgrade.service",
          "e2scrub_all.service", "e2scrub_reap.service", "fstrim.service", "dpkg-db-backup.service",
          "console-getty.service"]
 
-# What the host must have (scripts/setup.sh installs it).
+# What the host must have (scripts/setup.sh packages installs it).
 # The host's loop devices, for RAUC in the container (check 22: it mounts a bundle through one).
 # Without systemd on the host, nspawn sets no device policy: a bound node can be opened.
 LOOP_DEVICES = [f"--bind={path}" for path in ["/dev/loop-control", *sorted(glob.glob("/dev/loop[0-9]*"))] if os.path.exists(path)]
@@ -479,7 +479,7 @@ class Container:
         boot, the toolchain hidden, and the install."""
         for tool in TOOLS:
             if not shutil.which(tool):
-                raise SetupError(f"system-test: {tool} is missing (scripts/setup.sh installs it)")
+                raise SetupError(f"system-test: {tool} is missing (scripts/setup.sh packages installs it)")
         if self.deb:
             if not os.path.isfile(self.deb):
                 raise SetupError(f"system-test: no such package: {self.deb}")

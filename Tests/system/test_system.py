@@ -1694,7 +1694,7 @@ def test_22_rauc_update_view(ct: Container, verdict):
     installed by `rauc install`, RAUC activated on the system bus, the packaged splashd.service
     following it with `[update] rauc = true`; then a bundle signed by another CA."""
     if not (shutil.which("rauc") and os.path.exists("/lib/systemd/system/rauc.service") and shutil.which("mksquashfs")):
-        verdict.bad("needs rauc, rauc-service and squashfs-tools (scripts/setup.sh installs them)")
+        verdict.bad("needs rauc, rauc-service and squashfs-tools (scripts/setup.sh packages installs them)")
         return
     work = ct.files / "rauc"
     if not rauc_bundles(work):

@@ -1,6 +1,6 @@
 """`make bench-initramfs`: what the splash adds to an initramfs (docs/benchmarks.md, "The
 initramfs"): Debian's mkinitramfs with splashd-kms's hook, for the shipped binary (make dist's,
-in .build/release) and two themes, the reference (an SVG logo: librsvg, libxml2 and ICU come
+in SPLASHD_BIN_DIR, default .build/dist/release) and two themes, the reference (an SVG logo: librsvg, libxml2 and ICU come
 along) and the same with the firmware's logo (no image library at all); the largest files added."""
 
 import os
@@ -22,7 +22,7 @@ def files(image):
 
 
 def main():
-    binary = os.path.join(ROOT, ".build/release/splashd-kms")
+    binary = os.path.join(os.environ.get("SPLASHD_BIN_DIR") or os.path.join(ROOT, ".build/dist/release"), "splashd-kms")
     assert os.path.exists(binary), "make dist first: the shipped binary is measured"
     release, _ = vm.kernel("6.1")
     with tempfile.TemporaryDirectory(prefix="splashd-initramfs.") as tmp:

@@ -13,7 +13,7 @@ import vm
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("qemu-system-x86_64") and vm.kernel() and os.path.exists("/bin/busybox")),
-    reason="needs qemu-system-x86, linux-image-amd64 and busybox-static (scripts/setup.sh installs them)",
+    reason="needs qemu-system-x86, linux-image-amd64 and busybox-static (scripts/setup.sh vm installs them)",
 )
 
 THEME = os.path.join(ROOT, "renderer/themes/reference")
@@ -284,7 +284,7 @@ def build_app():
     return app
 
 
-@pytest.mark.skipif(not vm.kernel("6.12"), reason="needs linux-image-6.12-amd64 (scripts/setup.sh installs it)")
+@pytest.mark.skipif(not vm.kernel("6.12"), reason="needs linux-image-6.12-amd64 (scripts/setup.sh vm installs it)")
 def test_with_closefb_the_renderer_leaves_the_splash_on_an_output_the_app_does_not_use():
     """On a kernel with CLOSEFB (Debian 12's 6.12): the app takes only the first output; once it
     shows there, the renderer closes its framebuffers with CLOSEFB and sends dismissed, and the

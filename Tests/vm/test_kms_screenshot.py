@@ -19,7 +19,7 @@ from cdp import Image  # noqa: E402  (the PNG reader the browser tests use)
 
 pytestmark = pytest.mark.skipif(
     not (vm.shutil.which("qemu-system-x86_64") and vm.kernel() and os.path.exists("/bin/busybox")),
-    reason="needs qemu-system-x86, linux-image-amd64 and busybox-static (scripts/setup.sh installs them)",
+    reason="needs qemu-system-x86, linux-image-amd64 and busybox-static (scripts/setup.sh vm installs them)",
 )
 
 SOCKET = "--socket /run/t/s.sock"
