@@ -14,9 +14,11 @@ import SplashLines
 /// `unavailable`, and the bridge connects again by itself, with a backoff from 50 ms to 1 s; the
 /// first state after that tells the pages where things are.
 ///
-/// All of its state belongs to one event loop: every method runs there (the channels' handlers
-/// call it from their own loop, which is the same one: the bridge's group has one thread).
-public final class Bridge: @unchecked Sendable {
+/// All of its state belongs to one event loop, and the compiler and the loop check it: what
+/// changes is in a `NIOLoopBoundBox`, which traps when touched from another thread. Every method
+/// runs on that loop (the channels' handlers call it from their own loop, which is the same one:
+/// the bridge's group has one thread).
+public final class Bridge: Sendable {
     /// The longest line accepted from splashd: a state of a large graph is long.
     static let maxDaemonLine = 16 * 1024 * 1024
     static let firstReconnectDelay = TimeAmount.milliseconds(50)
@@ -27,17 +29,65 @@ public final class Bridge: @unchecked Sendable {
     let socketPath: String
     let logger: Logger
 
-    var pages: [ObjectIdentifier: PageLink] = [:]
+    /// What changes, owned by `eventLoop`.
+    private let state: NIOLoopBoundBox<State>
+
+    /// The bridge's changing state; only ever touched on its event loop.
+    private final class State {
+        var pages: [ObjectIdentifier: PageLink] = [:]
+        var pendingScreenshot: PendingScreenshot?
+        var nextScreenshotID: Int64 = 1
+        var daemon: (any Channel)?
+        var latestState: ByteBuffer?
+        var waiting: [Int64: (page: ObjectIdentifier, id: JSONValue?)] = [:]
+        var nextRequestID: Int64 = 1
+        var reconnectDelay = Bridge.firstReconnectDelay
+        var stopped = false
+        var loggedDown = false
+    }
+
+    // The state's fields, each read and changed through the box (and so on the loop alone).
+    var pages: [ObjectIdentifier: PageLink] {
+        get { state.value.pages }
+        _modify { yield &state.value.pages }
+    }
     /// The screenshot asked of a page (Bridge+Screenshot), and the next one's id.
-    var pendingScreenshot: PendingScreenshot?
-    var nextScreenshotID: Int64 = 1
-    private var daemon: (any Channel)?
-    private var latestState: ByteBuffer?
-    private var waiting: [Int64: (page: ObjectIdentifier, id: JSONValue?)] = [:]
-    private var nextRequestID: Int64 = 1
-    private var reconnectDelay = Bridge.firstReconnectDelay
-    private var stopped = false
-    private var loggedDown = false
+    var pendingScreenshot: PendingScreenshot? {
+        get { state.value.pendingScreenshot }
+        _modify { yield &state.value.pendingScreenshot }
+    }
+    var nextScreenshotID: Int64 {
+        get { state.value.nextScreenshotID }
+        _modify { yield &state.value.nextScreenshotID }
+    }
+    private var daemon: (any Channel)? {
+        get { state.value.daemon }
+        _modify { yield &state.value.daemon }
+    }
+    private var latestState: ByteBuffer? {
+        get { state.value.latestState }
+        _modify { yield &state.value.latestState }
+    }
+    private var waiting: [Int64: (page: ObjectIdentifier, id: JSONValue?)] {
+        get { state.value.waiting }
+        _modify { yield &state.value.waiting }
+    }
+    private var nextRequestID: Int64 {
+        get { state.value.nextRequestID }
+        _modify { yield &state.value.nextRequestID }
+    }
+    private var reconnectDelay: TimeAmount {
+        get { state.value.reconnectDelay }
+        _modify { yield &state.value.reconnectDelay }
+    }
+    private var stopped: Bool {
+        get { state.value.stopped }
+        _modify { yield &state.value.stopped }
+    }
+    private var loggedDown: Bool {
+        get { state.value.loggedDown }
+        _modify { yield &state.value.loggedDown }
+    }
 
     /// A page, as the bridge knows it.
     struct PageLink {
@@ -70,6 +120,8 @@ public final class Bridge: @unchecked Sendable {
         self.socketPath = socketPath
         self.access = access
         self.logger = logger
+        // Made anywhere (splashd-web makes it on its server's task); touched only on the loop.
+        self.state = .makeBoxSendingValue(State(), eventLoop: eventLoop)
     }
 
     /// Starts connecting to splashd (and keeps doing so).
