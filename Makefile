@@ -48,7 +48,7 @@ release:
 
 # The shipping binaries, in their own build directory, $(DIST_BIN) (scratch path .build/dist), so
 # that no other target overwrites them: the Swift runtime linked in (--static-swift-stdlib), so they
-# run on a Debian 12 system without the Swift toolchain (SPEC §11). `install`, `deb` and the
+# run on a Debian 12 system without the Swift toolchain (design §11). `install`, `deb` and the
 # benchmarks of the shipping build take them from there.
 # Four: the package's splashctl is a link to splashd (one executable, called by either name).
 # They export no symbols (packaging/executable-symbols.map), and are linked by lld with packed
@@ -120,7 +120,7 @@ bench-process: dist
 bench-renderer: build
 	cd Tests/browser && python3 bench_renderer.py
 
-# The app's life (SPEC §14): the daemon's wake-ups and CPU while it watches a healthy app, and the
+# The app's life (design §14): the daemon's wake-ups and CPU while it watches a healthy app, and the
 # time from the app's death to the splash's first state (docs/benchmarks.md, "The app's life").
 bench-app: dist
 	/usr/bin/python3 scripts/bench-app.py $(DIST_BIN)/splashd
@@ -142,7 +142,7 @@ bench-kms:
 	$(SWIFT) build -c release --product splashctl
 	SPLASHD_BIN_DIR=$(CURDIR)/.build/release python3 Tests/vm/bench_kms.py
 
-# What the splash adds to an initramfs (SPEC §16): mkinitramfs with splashd-kms's hook, the shipped
+# What the splash adds to an initramfs (design §16): mkinitramfs with splashd-kms's hook, the shipped
 # binary, an SVG-logo theme and a firmware-logo one (docs/benchmarks.md, "The initramfs").
 bench-initramfs: dist
 	SPLASHD_BIN_DIR=$(CURDIR)/$(DIST_BIN) python3 Tests/vm/bench_initramfs.py

@@ -87,12 +87,12 @@ let package = Package(
         // libsystemd, loaded with dlopen on first use, so the daemon (which speaks the journal's
         // native protocol and sd_notify itself) does not pay its 1.3 ms and 1.2 MB at every start
         // (docs/benchmarks.md); only the headers are needed to build (libsystemd-dev). sd-bus for
-        // the app's unit (SPEC §14: watching its state, starting, restarting and killing it) and
+        // the app's unit (design §14: watching its state, starting, restarting and killing it) and
         // sd-journal for `splashctl logs`, which is the same executable as the daemon.
         .target(name: "CLibsystemd", linkerSettings: [.linkedLibrary("dl")]),
         // Reading a launch's journal records (sd-journal) and formatting them: `splashctl logs`.
         .target(name: "SplashJournal", dependencies: ["CLibsystemd", "SplashCore"], swiftSettings: strict),
-        // The native renderer's drawing (SPEC §13): Debian's C libraries made for the job. cairo
+        // The native renderer's drawing (design §13): Debian's C libraries made for the job. cairo
         // draws (and reads PNG logos), pango lays out and draws the theme's texts in its font
         // (HarfBuzz, FreeType, fontconfig beneath), librsvg draws SVG logos (loaded with dlopen in the
         // logo's child process only: SplashDraw/Librsvg.swift). The same three Plymouth's label and
@@ -168,7 +168,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // A launch record as telemetry: the spans, events and measurements of SPEC §12, as plain
+        // A launch record as telemetry: the spans, events and measurements of design §12, as plain
         // values (no I/O, no OpenTelemetry types), and the exporter's persisted cursor.
         // Its export loop too, with the socket, the collector and the cursor's file passed in.
         .target(
@@ -244,7 +244,7 @@ let package = Package(
         // after udev; 0.4 MB, on every Debian system).
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .target(name: "SplashKMS", dependencies: ["CDrm", "CLibinput", "CUdev", "SplashDraw"], swiftSettings: strict),
-        // The native renderer (SPEC §13).
+        // The native renderer (design §13).
         .executableTarget(
             name: "splashd-kms",
             dependencies: [

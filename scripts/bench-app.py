@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`make bench-app`: the daemon while it only watches a healthy app, and how fast the splash
-comes back when the app dies (SPEC §14; docs/benchmarks.md, "The app's life").
+comes back when the app dies (docs/design.md §14; docs/benchmarks.md, "The app's life").
 
 The release splashd (`make dist`) with [app], its sd-bus talking to the fake systemd of
 Tests/harness/fake_systemd.py on a private D-Bus (real systemd's numbers come from system check

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds splashd's binary packages with dpkg-deb (SPEC §11: one source, a package per part, so a
+# Builds splashd's binary packages with dpkg-deb (design §11: one source, a package per part, so a
 # device installs only what it runs) from `scripts/install.sh` into a staging tree, plus what Debian
 # adds (packaging/debian/). docs/packaging.md describes the result.
 #

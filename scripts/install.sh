@@ -27,7 +27,7 @@ done
 bindir=$prefix/bin
 libdir=$prefix/lib
 unitdir=$libdir/systemd/system
-# The daemon looks for shipped plugins here whatever the prefix (SPEC §8).
+# The daemon looks for shipped plugins here whatever the prefix (design §8).
 plugindir=/usr/lib/splashd/plugins
 datadir=$prefix/share
 docdir=$datadir/doc/splashd
@@ -50,7 +50,7 @@ install -D -m 0755 "$binaries/splashd-kms-first-frame" "$root$libdir/splashd/spl
 # One executable for the daemon and its client: 15 MB less on disk, 4 MB less to download
 # (docs/benchmarks.md, "Package sizes").
 ln -sfn splashd "$root$bindir/splashctl"
-# psplash's client under its own name (SPEC §15): Mender's state scripts and anything else that
+# psplash's client under its own name (design §15): Mender's state scripts and anything else that
 # calls psplash-write drive splashd's update view unchanged.
 ln -sfn splashd "$root$bindir/psplash-write"
 
@@ -79,7 +79,7 @@ sed -i "s|/usr/bin/splashd-kms|$bindir/splashd-kms|g" "$root$datadir/initramfs-t
 # power-on"): the theme's still view per output size and turn, written by the renderer.
 dir /var/cache/splashd-kms
 
-# The polkit grant for [app]'s unit (SPEC §14): it runs splashd check, at the installed path.
+# The polkit grant for [app]'s unit (design §14): it runs splashd check, at the installed path.
 dir "$datadir/polkit-1/rules.d"
 sed -e "s|/usr/bin/splashd|$bindir/splashd|g" packaging/polkit/50-splashd.rules >"$root$datadir/polkit-1/rules.d/50-splashd.rules"
 chmod 0644 "$root$datadir/polkit-1/rules.d/50-splashd.rules"

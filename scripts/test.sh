@@ -30,7 +30,7 @@ scripts/fuzz.sh --runs 50000 --seed 1
 stage "the Debian packages"
 make deb
 lintian --fail-on error,warning dist/*.deb
-# SPEC §11's budget for the splashd package (daemon, splashctl, units, plugins): at most 8 MB to
+# design §11's budget for the splashd package (daemon, splashctl, units, plugins): at most 8 MB to
 # download and 25 MB installed (dpkg's Installed-Size, in KiB; docs/benchmarks.md, "Package sizes").
 deb=$(ls dist/splashd_*.deb)
 download=$(stat -c %s "$deb")

@@ -383,7 +383,7 @@ out:
     return r < 0 ? r : 0;
 }
 
-// RAUC's installer (SPEC §15).
+// RAUC's installer (design §15).
 
 static const char *const rauc_service = "de.pengutronix.rauc";
 static const char *const rauc_interface = "de.pengutronix.rauc.Installer";

@@ -4,7 +4,7 @@ public import SplashCore
 /// (`QuickActionOptions`: `scheme`, `routes`, `actions`; routes follow `RoutePath`).
 ///
 /// How a link maps to a route: the path is what follows `scheme://`, without query, fragment or a
-/// leading `/` (SPEC §7): `shipthatapp://pokedex` → `pokedex`, `kiosk://orders/42` → `orders/42`
+/// leading `/` (design §7): `shipthatapp://pokedex` → `pokedex`, `kiosk://orders/42` → `orders/42`
 /// (the host is the first segment, as in mobile deep links); `kiosk:///orders/42` and
 /// `kiosk:/orders/42` → the same; one trailing `/` is dropped; `kiosk://` is the root, `""`. The
 /// query and fragment are not used for routing and are left out of the resolution (they may carry

@@ -127,7 +127,7 @@ public enum ConfigLoader {
     }
 
     /// With `[app]`, the graph gets the step that starts the app's unit (`app`, plugin
-    /// `app-start`, SPEC §14), unless a step of the file already uses that plugin; without
+    /// `app-start`, design §14), unless a step of the file already uses that plugin; without
     /// `[app]`, a step using it is a problem.
     private static func addAppStep(
         to steps: inout [StepReader.Entry], app: TableReader?, root: TableReader, problems: inout [ConfigError.Problem]

@@ -52,7 +52,7 @@ struct Open: ParsableCommand {
 /// `splashctl resume`.
 struct Resume: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The app is active again or the display woke: check the session without the splash (SPEC §14)."
+        abstract: "The app is active again or the display woke: check the session without the splash."
     )
     @ParentCommand var parent: Splashctl
     func run() throws { try Session(socket: parent.socket).control(.resume) }

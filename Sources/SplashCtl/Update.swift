@@ -3,7 +3,7 @@ import Glibc
 import SplashCore
 import SplashSupport
 
-/// `splashctl update`: the update view for any updater (SPEC §15), one word at a time.
+/// `splashctl update`: the update view for any updater (design §15), one word at a time.
 struct Update: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Drive the update view: its progress and message, then its end.",

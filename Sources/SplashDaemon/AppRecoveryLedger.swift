@@ -11,7 +11,7 @@ import Glibc
 
 /// The app's recent recoveries and whether it is held in a crash loop, kept in the state
 /// directory (`app-recoveries.json`) so that a restart of splashd neither forgets the count nor
-/// leaves `app-crash-loop` (SPEC §14). An app whose crashes take splashd down too is held all the
+/// leaves `app-crash-loop` (design §14). An app whose crashes take splashd down too is held all the
 /// same.
 ///
 /// Written whole and atomically (aside, fsynced, renamed) at each recovery, crash loop and Retry

@@ -6,7 +6,7 @@ public import SplashPlugins
 import Glibc
 #endif
 
-/// The built-in `app-start` step (SPEC §14): starts the app's unit through systemd (a no-op when
+/// The built-in `app-start` step (design §14): starts the app's unit through systemd (a no-op when
 /// it runs), or, in a launch that brings the app back (`LaunchReason.recoversApp`), restarts it,
 /// killing what is left of a hung one first. It succeeds once systemd has queued the job; the
 /// app's first frame (`first-frame`, a `signal` step) says it is really up.

@@ -146,7 +146,7 @@ public enum Daemon {
         let builtins: BuiltinServices
         let registry: PluginRegistry
         let broadcaster = StateBroadcaster()
-        /// `[app]` as configured at start, with systemd's bus (SPEC §14).
+        /// `[app]` as configured at start, with systemd's bus (design §14).
         let app: AppLink?
 
         init(config: DaemonConfig, catalog: PluginCatalog, options: DaemonOptions, logger: Logger) {

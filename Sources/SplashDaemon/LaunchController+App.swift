@@ -7,7 +7,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// What the daemon hands the controller for the app's life (SPEC §14): `[app]`, the bus the
+/// What the daemon hands the controller for the app's life (design §14): `[app]`, the bus the
 /// unit is reached through, and the way the `app` step tells the watch which job it queued.
 public struct AppLink: Sendable {
     public var settings: AppSettings

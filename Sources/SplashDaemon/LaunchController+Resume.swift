@@ -2,7 +2,7 @@ import Logging
 import SplashBuiltins
 import SplashCore
 
-/// `resume` (SPEC §14): the app became active again or the display woke. The session is checked
+/// `resume` (design §14): the app became active again or the display woke. The session is checked
 /// in the background and pending quick actions are delivered as events, with no splash; only a
 /// session that is gone or a critical check that fails shows it, as a launch with reason `resume`.
 ///

@@ -87,7 +87,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     var pacer: PublishPacer
     var history: LaunchHistory
     let commands: ClientCommands
-    /// The app's life after `finished` (SPEC §14), when `[app]` is set.
+    /// The app's life after `finished` (design §14), when `[app]` is set.
     var app: AppLife?
     /// The background check of a `resume`, while it runs: a machine of its own whose states are
     /// never published (see docs/architecture.md, "Resume").
@@ -104,7 +104,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     var verdict: AppWatch.Verdict?
     /// A quick input the resume check took, handed to the next launch's quick-action step.
     var carried: QuickInput?
-    /// The update and shutdown views (SPEC §15): what mode every state says.
+    /// The update and shutdown views (design §15): what mode every state says.
     var modes: ModeMachine
 
     /// - Parameters:

@@ -1,4 +1,4 @@
-/// How many `resume`s are written to the journal in full (SPEC §14): the first `burst` of each
+/// How many `resume`s are written to the journal in full (design §14): the first `burst` of each
 /// `window`; the rest are counted and told in one record with the next resume logged. An app or
 /// a wake hook that resumes in a loop (500 resumes were 1,500 records) would otherwise make
 /// journald drop other records. What a resume changes (the splash back, a failed check) is always

@@ -1,5 +1,5 @@
 /// CSS's timing functions, as cubic Bézier curves from (0, 0) to (1, 1): the same curves the
-/// splash page's animations use (SPEC §10), so both renderers move alike.
+/// splash page's animations use (design §10), so both renderers move alike.
 public struct Easing: Sendable, Equatable {
     let x1: Double, y1: Double, x2: Double, y2: Double
 

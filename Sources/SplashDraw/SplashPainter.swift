@@ -37,7 +37,7 @@ public enum SplashRotation: Int, Sendable, CaseIterable {
     }
 }
 
-/// Draws a theme's splash with cairo, pango and librsvg: SPEC §10's page, in pixels.
+/// Draws a theme's splash with cairo, pango and librsvg: design §10's page, in pixels.
 ///
 /// One painter per theme (it holds the logo, read once, and the texts' layouts, made once per
 /// size); not thread-safe: used from the renderer's one drawing thread.
@@ -83,7 +83,7 @@ public final class SplashPainter {
     /// A painter for `theme` with its files as `ThemeLoader` read them (regular files, no links,
     /// bounded: the logo is decoded from those bytes, never read again from disk); `directory`
     /// only names the logo in errors. `dark` picks the dark palette (`appearance = "auto"` is
-    /// light on a display with no system setting, SPEC §13). `logo` draws the logo's raster:
+    /// light on a display with no system setting, design §13). `logo` draws the logo's raster:
     /// in this process by default (`InProcessLogo`, which throws here when it cannot), or in a
     /// child process under a budget (the renderer's `IsolatedLogo`, whose failure comes later,
     /// to `onLogoFailure` or `awaitLogo`). `firmwareLogo` is what the firmware published, for a

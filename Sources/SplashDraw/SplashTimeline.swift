@@ -1,6 +1,6 @@
 import SplashCore
 
-/// When things move: SPEC §10's timeline, which the native renderer keeps (§13). Pure: every
+/// When things move: design §10's timeline, which the native renderer keeps (§13). Pure: every
 /// answer is a function of the times given, so a frame at any instant can be drawn and checked.
 ///
 /// - The logo: opacity 0 → 1 and scale 0.8 → 1 over 300 ms ease-out from 100 ms.

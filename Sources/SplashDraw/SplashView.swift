@@ -2,7 +2,7 @@ public import SplashCore
 public import SplashTheme
 
 /// What the splash shows, from the latest state: the part of a `StateMessage` a renderer draws,
-/// with the theme's words for errors already chosen (as the page does, SPEC §10).
+/// with the theme's words for errors already chosen (as the page does, design §10).
 public struct SplashView: Sendable, Equatable {
     /// The error view's button a renderer draws and hit-tests.
     public enum Button: String, Sendable, CaseIterable {

@@ -1,7 +1,7 @@
 /// How an output's first frame goes on screen: by replacing the picture (no mode set: a real panel
 /// neither blanks nor resyncs, and the firmware's or the console's picture is replaced by the
 /// splash's at the next vertical blank), or by a full mode set. Pure: the renderer reads what the
-/// output scans out now and asks (SPEC §16).
+/// output scans out now and asks (design §16).
 public enum FirstFrame: Sendable, Equatable {
     /// Only the picture changes: an atomic commit of the primary plane without
     /// `DRM_MODE_ATOMIC_ALLOW_MODESET` where the driver has atomic mode setting, else a page flip.

@@ -19,7 +19,7 @@ public import SplashTheme
 /// - `away`: the app has the display. Nothing is held, drawn or timed; only a state or a hotplug
 ///   event wakes the renderer.
 /// - `waitingForMaster`: a later launch (`relaunch`, `app-exited`, `app-hung`, the crash loop, a
-///   visible `resume`), an update or a shutdown (SPEC §15) wants the splash back while another process (a hung app, until splashd has
+///   visible `resume`), an update or a shutdown (design §15) wants the splash back while another process (a hung app, until splashd has
 ///   killed it) is still master: master is asked for every `masterRetry`, and only while a launch
 ///   wants the display. Once it comes, every output is drawn at once, from the launch's first
 ///   state, with the entry animation.

@@ -19,7 +19,7 @@ import Darwin
 ///
 /// The executable runs without a shell, with stdin `/dev/null`, in its own process group, with
 /// the daemon's environment (as given, see `PluginEnvironment.Inherited`) plus the `SPLASHD_*`
-/// variables (see the product spec, section 8).
+/// variables (docs/design.md §8).
 /// Its stdout carries JSON lines (`{"progress":0.5}`, `{"message":"…"}`, `{"facts":{…}}`);
 /// other stdout lines and every stderr line are logged with the step's id. Exit 0 succeeds with
 /// the merged facts, exit 75 is a retryable failure, anything else a failure for good.

@@ -1,6 +1,6 @@
 public import SplashCore
 
-/// One launch as SPEC §12's trace, in plain values: what `splashd-otel` hands to OpenTelemetry.
+/// One launch as design §12's trace, in plain values: what `splashd-otel` hands to OpenTelemetry.
 ///
 /// - a root span `splashd.launch`, from the launch's start to its end (`finished`), with its id,
 ///   outcome, destination screen, `slow`, retries, splashd's version and the graph's fingerprint;
@@ -106,7 +106,7 @@ public struct LaunchTrace: Sendable, Equatable {
             root.events.append(Event(name: "splashd.phase", unixNanos: at(finishedAtMs), attributes: ["splashd.phase": .string("finished")]))
         }
 
-        // The modes beside the launch (SPEC §15): an update or a shutdown, each change an event.
+        // The modes beside the launch (design §15): an update or a shutdown, each change an event.
         for mark in record.modes ?? [] {
             var attributes: [String: Value] = ["splashd.mode": .string(mark.mode.rawValue)]
             if let source = mark.source { attributes["splashd.update.source"] = .string(source.rawValue) }

@@ -5,7 +5,7 @@ import SplashSupport
 /// (`/sys/firmware/acpi/bgrt/`: `image`, a BMP; `xoffset` and `yoffset`, where its top left
 /// corner was on the firmware's screen; `type`, 0 for a bitmap). A theme with
 /// `logo = "firmware"` draws it at that place and at its own scale (one pixel a pixel), so the
-/// firmware's picture, the splash and the app are one picture (SPEC §16), as Plymouth's `bgrt`
+/// firmware's picture, the splash and the app are one picture (design §16), as Plymouth's `bgrt`
 /// theme does.
 public struct FirmwareLogo: Sendable, Equatable {
     /// Where the firmware drew it: its top left corner, in the firmware screen's pixels.

@@ -70,7 +70,7 @@ public struct Theme: Sendable, Equatable {
 
     }
 
-    /// How the app comes in over the splash, per destination (SPEC §10, "Transitions").
+    /// How the app comes in over the splash, per destination (design §10, "Transitions").
     public enum Entry: String, Sendable, CaseIterable {
         /// The app fades in while the splash fades out (300 ms).
         case crossfade
@@ -153,7 +153,7 @@ public struct Theme: Sendable, Equatable {
     /// `firmwareLogo`, the one drawn where the firmware publishes no logo (`logo_fallback`).
     public var logo: String?
     /// `logo = "firmware"`: the firmware's own logo (ACPI BGRT, `FirmwareLogo`) at the firmware's
-    /// place and scale, so power-on, splash and app are one picture (SPEC §16).
+    /// place and scale, so power-on, splash and app are one picture (design §16).
     public var firmwareLogo = false
     /// A CSS font family name (e.g. `Inter`), tried before the system's UI font.
     public var font: String?

@@ -1,7 +1,7 @@
 import NIOCore
 import SplashCore
 
-/// `splashctl screenshot --web` (SPEC §15): what the page draws, through the bridge.
+/// `splashctl screenshot --web` (design §15): what the page draws, through the bridge.
 ///
 /// An operator asks `GET /screenshot.png?token=…`; the bridge asks one page opened with its token
 /// (`{"type":"screenshot","id":N}` on its WebSocket); the page draws its own DOM into a canvas and

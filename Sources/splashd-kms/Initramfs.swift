@@ -3,7 +3,7 @@ import CLinuxShims
 import Glibc
 import SplashSupport
 
-/// The renderer started in the initramfs (SPEC §16, docs/renderer-kms.md "From the
+/// The renderer started in the initramfs (design §16, docs/renderer-kms.md "From the
 /// initramfs"): it draws the theme's still view before splashd exists, moves into the real root
 /// when the initramfs's last script asks (SIGUSR1), survives the switch (`argv[0][0]` is `@`,
 /// which systemd's killing sprees leave alone), and carries on there with the same process:

@@ -9,7 +9,7 @@ import SplashSupport
 import SplashSystemd
 import SplashTheme
 
-/// `splashd-kms`: the native renderer (SPEC §13): the theme drawn on every connected output
+/// `splashd-kms`: the native renderer (design §13): the theme drawn on every connected output
 /// through DRM/KMS, following splashd's states; `splashd-kms check --theme DIR` says whether it
 /// can draw a theme.
 @main
@@ -52,7 +52,7 @@ struct SplashdKMSCommand: ParsableCommand {
         }
     }
 
-    /// `splashd-kms wait`: what the hand-off unit runs (SPEC §13), so the app's unit starts once
+    /// `splashd-kms wait`: what the hand-off unit runs (design §13), so the app's unit starts once
     /// it may take the display.
     struct Wait: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// The built-in plugins through the real daemon, against a real HTTP server: every outcome of
-/// SPEC §7, and tokens that never reach a log or a socket.
+/// design §7, and tokens that never reach a log or a socket.
 @MainActor @Suite struct BuiltinsEndToEndTests {
     static let secrets = ["AT-old-secret-1", "RT-old-secret-2", "AT-new-secret-3", "RT-new-secret-4", "AT-signin-5", "RT-signin-6"]
 

@@ -6,7 +6,7 @@ import TestSupport
 
 /// `splashd check` refuses exactly what the daemon or a step would, and passes what they accept.
 @MainActor @Suite struct CheckEndToEndTests {
-    /// SPEC §7's form of routes: the check passes it, and a launch routes the reference app's link.
+    /// Design §7's form of routes: the check passes it, and a launch routes the reference app's link.
     @Test func specFormRoutesPassCheckAndRouteALaunch() throws {
         let config = """
             [splash]

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `splashctl screenshot` (SPEC §15) where there is nothing to read: each refusal says why. What it
+/// `splashctl screenshot` (design §15) where there is nothing to read: each refusal says why. What it
 /// reads from a real display is tested in the VM (Tests/vm/test_kms_screenshot.py).
 @MainActor @Suite struct ScreenshotCommandTests {
     @Test func aDeviceThatIsNotThereOrNotADisplayIsNamed() throws {

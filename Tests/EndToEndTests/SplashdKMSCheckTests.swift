@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `splashd-kms check --theme DIR` (SPEC §13): a theme the native renderer cannot draw is refused
+/// `splashd-kms check --theme DIR` (design §13): a theme the native renderer cannot draw is refused
 /// with file and line, never half-drawn.
 @MainActor @Suite struct SplashdKMSCheckTests {
     var binary: String { "\(Binaries.directory)/splashd-kms" }

@@ -11,7 +11,7 @@ struct QuickActionRouterTests {
     init() throws {
         router = try Self.router([
             "scheme": "kiosk",
-            // SPEC's form, and a leading `/` that is ignored.
+            // The design's form, and a leading `/` that is ignored.
             "routes": .array(["orders", "/orders/*", "/", "settings/wifi"]),
             "actions": .object([
                 "feedback-form": .object(["sheet": "feedback-form"]),
@@ -97,7 +97,7 @@ struct QuickActionRouterTests {
         #expect(any.resolve(.open("kiosk://")) == nil)
     }
 
-    /// SPEC §7's example: `routes = ["pokedex", "chat"]`, the reference app's `shipthatapp://pokedex`.
+    /// Design §7's example: `routes = ["pokedex", "chat"]`, the reference app's `shipthatapp://pokedex`.
     @Test func specFormRoutesAndLinks() throws {
         let router = try Self.router(["scheme": "shipthatapp", "routes": .array(["pokedex", "chat"])])
         #expect(router.resolve(.open("shipthatapp://pokedex")) == Resolution(url: "shipthatapp://pokedex", route: "pokedex"))

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// The spool is a real directory: symlinks are refused, and its files' content reaches the log
-/// only as a short escaped excerpt (SPEC §7).
+/// only as a short escaped excerpt (design §7).
 @Suite("quick-action: the spool's links and contents", .timeLimit(.minutes(10)))
 struct QuickActionSpoolTests {
     let state: TemporaryDirectory

@@ -2,7 +2,7 @@ import SplashConfig
 import SplashCore
 import Testing
 
-/// `[app]` (SPEC §14): read, checked with located errors, and its `app` step added to the graph.
+/// `[app]` (design §14): read, checked with located errors, and its `app` step added to the graph.
 @Suite struct AppSectionTests {
     func parse(_ text: String) throws(ConfigError) -> DaemonConfig {
         try ConfigLoader.parse(text, file: "splashd.toml", catalog: PluginCatalog())

@@ -1,7 +1,7 @@
 import SplashCore
 import Testing
 
-/// Routes as every reader of them takes them (SPEC §7, §14).
+/// Routes as every reader of them takes them (design §7, §14).
 @Suite struct RoutePathTests {
     @Test(arguments: [
         ("orders/42", nil), ("orders/%41b", nil), ("a.b/..c/...", nil), ("orders/%2e%2e%2e", nil),

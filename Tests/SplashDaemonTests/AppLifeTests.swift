@@ -104,7 +104,7 @@ func accepted(_ command: Request.Command, by controller: LaunchController<TestCl
     if case .success = await controller.handle(command) { true } else { false }
 }
 
-/// SPEC §14 on the controller, with a fake bus and the test clock: every recovery, the crash
+/// Design §14 on the controller, with a fake bus and the test clock: every recovery, the crash
 /// loop, the heartbeat, restoration and resume.
 @Suite(.timeLimit(.minutes(10))) struct AppLifeTests {
     let settings = SplashSettings(

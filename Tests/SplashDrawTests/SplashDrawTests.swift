@@ -5,7 +5,7 @@ import SplashTheme
 import Testing
 import TestSupport
 
-/// The timeline, pure: SPEC §10's instants.
+/// The timeline, pure: design §10's instants.
 @Suite struct SplashTimelineTests {
     let motion = SplashTimeline(reduceMotion: false)
     let reduced = SplashTimeline(reduceMotion: true)
@@ -101,7 +101,7 @@ import TestSupport
     }
 }
 
-/// The reference theme drawn into memory with the same code a display gets (SPEC §13).
+/// The reference theme drawn into memory with the same code a display gets (design §13).
 @Suite struct SplashPainterTests {
     static let directory = Binaries.packageRoot + "/renderer/themes/reference"
     static let loaded = try! ThemeLoader.load(directory: directory)
@@ -522,7 +522,7 @@ import TestSupport
         #expect(differing <= image.width * image.height / 500, "\(differing) pixels differ from \(name).png")
     }
 
-    /// The same theme in both renderers (SPEC §13: "the same themes"): the native drawing against
+    /// The same theme in both renderers (design §13: "the same themes"): the native drawing against
     /// the page's own screenshot from Chromium (docs/renderer-reference.png, made by the browser
     /// tests), pixel by pixel. Text is drawn by two different engines (Skia and cairo, each with
     /// its own hinting and subpixel positions), so glyph edges differ: everything else must not.

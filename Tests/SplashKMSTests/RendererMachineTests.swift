@@ -436,7 +436,7 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
 }
 
 /// The first frame replaces the picture without a mode set when the output already scans out the
-/// chosen mode (SPEC §16).
+/// chosen mode (design §16).
 @Suite struct FirstFrameTests {
     static let mode = FirstFrame.Timing(clock: 83_500, hdisplay: 1280, hsyncStart: 1352, hsyncEnd: 1480, htotal: 1680,
                                         vdisplay: 800, vsyncStart: 803, vsyncEnd: 809, vtotal: 831, flags: 0x6)

@@ -2,7 +2,7 @@ import SplashCore
 import SplashTelemetry
 import Testing
 
-/// A launch record becomes SPEC §12's trace with the record's own instants, and nothing else.
+/// A launch record becomes design §12's trace with the record's own instants, and nothing else.
 @Suite struct LaunchTraceTests {
     /// Started at 1,700,000,000,000 ms; `fetch` failed once, the user retried, then it worked.
     static func record(finished: Bool = true) -> LaunchRecord {

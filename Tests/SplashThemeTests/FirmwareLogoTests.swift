@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 import SplashTheme
 
-/// The firmware's logo as ACPI's BGRT publishes it: a BMP and its place (SPEC §16).
+/// The firmware's logo as ACPI's BGRT publishes it: a BMP and its place (design §16).
 @Suite struct FirmwareLogoTests {
     /// A BMP of `width` × `height` whose pixel (x, y) is `color(x, y)` (0xRRGGBB), 24 or 32 bits a
     /// pixel, its rows bottom-up (a positive height, as firmwares write them) or top-down.

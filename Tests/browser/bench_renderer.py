@@ -1,4 +1,4 @@
-"""The page's smoothness (SPEC §10): frames dropped during the indicator, the fade, each entry and
+"""The page's smoothness (design §10): frames dropped during the indicator, the fade, each entry and
 the reveal, at 1920x1080 in Debian's Chromium, against the real splashd and splashd-web.
 
 Not a test (no thresholds): `make bench-renderer` prints one line per animation and, with

@@ -1,4 +1,4 @@
-"""The page over the app's life (SPEC §14): the real splashd, whose [app] watch talks sd-bus to a
+"""The page over the app's life (design §14): the real splashd, whose [app] watch talks sd-bus to a
 fake systemd on a private D-Bus (Tests/harness/fake_systemd.py), the real splashd-web and Chromium.
 
 The splash comes back over the app when the app's unit stops by itself, and a crash loop is an

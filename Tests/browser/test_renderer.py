@@ -523,7 +523,7 @@ def test_a_page_refused_by_a_restarted_bridge_goes_on_as_a_viewer(browser, stack
     page.close()
 
 
-# The app's entry by destination (SPEC §10, "Transitions"): each exit's animations, sampled by
+# The app's entry by destination (design §10, "Transitions"): each exit's animations, sampled by
 # seeking them (0 to 300 ms), so what is checked is the page's own timeline, not the machine's pace.
 ENTRY_SAMPLES = """(() => {
   const app = document.getElementById('app'), splash = document.getElementById('splash');
@@ -793,7 +793,7 @@ def write_bmp(path, width, height, color):
 
 
 def test_the_firmwares_logo_is_on_the_page_where_the_firmware_drew_it(browser, stack, tmp_path):
-    """logo = "firmware" (SPEC §16): the page shows the BGRT image the bridge serves, at the
+    """logo = "firmware" (design §16): the page shows the BGRT image the bridge serves, at the
     firmware's place and scale, pixel for pixel, from its first frame; the texts under it."""
     bgrt = tmp_path / "bgrt"
     bgrt.mkdir()
@@ -826,7 +826,7 @@ def test_the_firmwares_logo_is_on_the_page_where_the_firmware_drew_it(browser, s
 
 
 def test_update_and_shutdown_views(browser, stack):
-    """SPEC §15: the update view (title, a real bar, the updater's message, the warning), a failed
+    """Design §15: the update view (title, a real bar, the updater's message, the warning), a failed
     update's error with no buttons, and the shutdown view, drawn from the same theme."""
     s = stack(config('[update]\nend_view = "10m"\n[[step]]\nid = "wait"\nplugin = "signal"\n', slow_after="10m"))
     page = open_page(browser, s)
@@ -901,7 +901,7 @@ def compare_pictures(shot, real):
 
 
 def test_splashctl_screenshot_of_the_page_is_what_the_browser_shows(browser, stack):
-    """SPEC §15, `splashctl screenshot --web`: the page draws its DOM into a PNG and sends it through
+    """Design §15, `splashctl screenshot --web`: the page draws its DOM into a PNG and sends it through
     the bridge; it equals Chromium's own capture of the same moment (the splash, then the update
     view) within a tolerance. Without the token, with no page holding it, and for a page that went
     away, the reason is said."""

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""systemd's D-Bus API for one unit, on a private bus: what splashd's [app] watch talks to (SPEC §14)
+"""systemd's D-Bus API for one unit, on a private bus: what splashd's [app] watch talks to (design §14)
 when the tests have no systemd as PID 1 (the browser tests, `make bench-app`).
 
 Serves org.freedesktop.systemd1 on the bus at argv[1]: the Manager's Subscribe, StartUnit,

@@ -123,7 +123,7 @@ label = "Sleeping"
 
 
 def app(first_frame: bool = True) -> str:
-    """Checks 18 and 20: the app's life (SPEC §14), [app] on systest-kiosk.service; without
+    """Checks 18 and 20: the app's life (design §14), [app] on systest-kiosk.service; without
     FIRST_FRAME, no signal step: the launch ends once the app's start is queued (the docs' second
     [app] example)."""
     text = """# splashd system test, the app's life.

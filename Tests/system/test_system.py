@@ -154,7 +154,7 @@ def write_plugins(ct: Container) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Check 0: what installing did on the running system. The package (SPEC §11) enables the socket
+# Check 0: what installing did on the running system. The package (design §11) enables the socket
 # and the finished unit and starts the socket; --bin-dir follows docs/systemd.md (enable --now
 # splashd.service, which also enables the socket).
 
@@ -189,7 +189,7 @@ def test_00_install(ct: Container, verdict):
         conffiles = " ".join(first for first in first_fields(ct.c("dpkg-query", "-W", "-f", "${Conffiles}", "splashd").stdout) if first)
         verdict.ev(f"dpkg: {ct.c('dpkg-query', '-W', '-f', '${Status} ${Version}', 'splashd').out}; conffiles: {conffiles}")
         if enabled != "enabled/disabled/enabled":
-            verdict.bad(f"is-enabled socket/service/finished is {enabled}, want enabled/disabled/enabled (SPEC §11)")
+            verdict.bad(f"is-enabled socket/service/finished is {enabled}, want enabled/disabled/enabled (design §11)")
         if active.split("/")[0] != "active":
             verdict.bad("postinst did not start splashd.socket")
         if active != "active/inactive/inactive":
@@ -253,7 +253,7 @@ def test_01_socket_at_boot(ct: Container, verdict):
     if not (lt(0, socket_at) and le(socket_at, service_exit)):
         verdict.bad("the socket did not listen before the service started")
     # docs/systemd.md: splashd.service is enabled (WantedBy=multi-user.target) and starts at boot.
-    # The package (SPEC §11) enables splashd-finished.service instead, which Requires= it.
+    # The package (design §11) enables splashd-finished.service instead, which Requires= it.
     if in_list("multi-user.target", svc_wanted):
         verdict.ev(f"started at boot: multi-user.target wants splashd.service (is-enabled: {svc_enabled}), as docs/systemd.md says")
     elif in_list("splashd-finished.service", svc_required) and in_list("multi-user.target", fin_wanted):
@@ -702,7 +702,7 @@ def test_16_splashctl_logs(ct: Container, verdict):
 
 
 # ---------------------------------------------------------------------------------------------
-# Check 18: the app's life (SPEC §14) under systemd as PID 1, through the shipped polkit grant.
+# Check 18: the app's life (design §14) under systemd as PID 1, through the shipped polkit grant.
 
 
 # The app's `route` command four times, as the app sends it (it is in group splash): a good
@@ -1278,7 +1278,7 @@ def test_12_upgrade_keeps_daemon(ct: Container, verdict):
 
 
 # Check 13: remove stops the units, takes everything but the state directory and the conffile
-# (SPEC §11; docs/packaging.md, "Remove and purge").
+# (design §11; docs/packaging.md, "Remove and purge").
 
 
 @check(13, "remove", stage="booted", needs=(12,), package=True)
@@ -1477,7 +1477,7 @@ def test_17_split_upgrade(ct: Container, verdict):
         verdict.bad(f"purge left {left}")
 
 
-# Check 19: the native renderer's package and units (SPEC §13). splashd-kms.service is enabled
+# Check 19: the native renderer's package and units (design §13). splashd-kms.service is enabled
 # and starts with the earliest boot services (nothing of basic.target, sysinit.target or the
 # network before it); started, it is ready before the display is there (the container has no
 # GPU: it waits for /dev/dri/card0) and holds the display lock; the hand-off unit, which an app's
@@ -1560,7 +1560,7 @@ def test_15_still_running(ct: Container, verdict):
 
 
 # ---------------------------------------------------------------------------------------------
-# Check 21 (last: it reboots the container): the shutdown view (SPEC §15). The package enables
+# Check 21 (last: it reboots the container): the shutdown view (design §15). The package enables
 # splashd-shutdown.service for the shutdown targets; `systemctl reboot` tells splashd early, so a
 # subscriber sees mode shutdown ("Restarting") before the container is gone, and the journal (kept
 # on disk for it) has the shutdown's MESSAGE_ID.

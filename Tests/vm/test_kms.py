@@ -1,4 +1,4 @@
-"""splashd-kms on real kernel DRM drivers (SPEC §13): Debian's kernel in QEMU with a virtio GPU of
+"""splashd-kms on real kernel DRM drivers (design §13): Debian's kernel in QEMU with a virtio GPU of
 two outputs (vm.py), the build's splashd and splashd-kms running in it, the screens captured from
 outside with QMP's screendump and checked pixel by pixel against the reference theme."""
 
@@ -339,8 +339,8 @@ def test_retry_by_touch_and_by_key():
 
 
 def test_an_output_plugged_in_later_shows_the_splash_and_one_unplugged_is_let_go():
-    """Hotplug (SPEC §13): the second output is connected from the guest's side while the splash is
-    up: its connector forced on through sysfs, announced by a change uevent on card0 (forcing
+    """Hotplug (design §13): the second output is connected from the guest's side while the splash
+    is up: its connector forced on through sysfs, announced by a change uevent on card0 (forcing
     sends none in Linux 6.1, and headless QEMU has no run-time way to connect a virtio-gpu output;
     a real plug sends the same event with HOTPLUG=1), passed on by udev. The renderer shows the
     splash on it, laid out for its size; forced off again, it is let go and the renderer goes on."""
@@ -441,7 +441,7 @@ def start_app(machine, app, colour, log):
 
 
 def test_the_app_takes_the_display_with_no_gap_and_the_splash_comes_back_for_every_launch():
-    """The hand-off (SPEC §13): once only the signal step is left, the renderer stops, keeps its
+    """The hand-off (design §13): once only the signal step is left, the renderer stops, keeps its
     last frame and gives DRM master up; the app takes it and paints; its first-frame completes the
     launch; the renderer sends dismissed and stays, holding nothing. Screens captured all along
     show splash frames, then app frames, and nothing else: never black, never the console.
@@ -527,7 +527,7 @@ def test_the_app_takes_the_display_with_no_gap_and_the_splash_comes_back_for_eve
 
 
 def test_touch_on_the_second_output_presses_that_outputs_retry():
-    """Each touch device maps to the output it is on (SPEC §13): here udev's WL_OUTPUT, set by a
+    """Each touch device maps to the output it is on (design §13): here udev's WL_OUTPUT, set by a
     rule, binds the virtual tablet to Virtual-2; a press on Virtual-2's Retry, in Virtual-2's own
     coordinates, presses Retry there."""
     with vm.VM() as machine:

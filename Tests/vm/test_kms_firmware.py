@@ -1,4 +1,4 @@
-"""From power-on (SPEC §16): the firmware's logo kept, and the first frame without a mode set.
+"""From power-on (design §16): the firmware's logo kept, and the first frame without a mode set.
 
 A UEFI firmware (Debian's OVMF) boots the VM's kernel: it draws its logo on the virtio GPU and
 publishes it as ACPI's BGRT. The test captures the logo while the firmware shows it, then the

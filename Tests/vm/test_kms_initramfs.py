@@ -1,4 +1,4 @@
-"""The splash from the initramfs (SPEC §16): a real `mkinitramfs` image with splashd-kms's hook
+"""The splash from the initramfs (design §16): a real `mkinitramfs` image with splashd-kms's hook
 boots the VM; the renderer draws the theme's still view before any splashd, is still on screen
 after the switch to the real root, and follows the launch there as the same process
 (docs/renderer-kms.md, "From the initramfs").

@@ -1,4 +1,4 @@
-"""`splashctl screenshot` on real kernel DRM drivers (SPEC §15), and the update and shutdown views
+"""`splashctl screenshot` on real kernel DRM drivers (design §15), and the update and shutdown views
 on the VM's display: every screenshot the guest takes is held against QMP's screendump of the
 same moment, taken from outside; with SPLASHD_SCREENSHOTS=DIR the screendumps are kept as PNGs
 (docs/kms-vm-update.png and docs/kms-vm-shutdown.png are two of them)."""

@@ -1,4 +1,4 @@
-"""splashd's app watch meets a real DRM display (SPEC §13, §14): the VM of vm.py boots systemd as
+"""splashd's app watch meets a real DRM display (design §13, §14): the VM of vm.py boots systemd as
 PID 1 on an image with the packages installed, and the app's unit (the C test app behind
 `ExecStartPre=/usr/bin/splashd-kms wait`) crashes, is restarted through the polkit grant, loops
 until "The app keeps stopping" (Retry by touch), and hangs; every transition's frames are

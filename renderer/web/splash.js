@@ -11,8 +11,8 @@
   const EXIT_MS = 300;
   // The designs' detail line under "Unable to connect" (the state's detail is for operators).
   const NETWORK_DETAIL = "Please check your internet connection";
-  // How the app comes in over the splash, by destination (SPEC §10); the theme's [transitions]
-  // override each (theme.transitions).
+  // How the app comes in over the splash, by destination (docs/design.md §10); the theme's
+  // [transitions] override each (theme.transitions).
   const ENTRY_MS = 300;
   // exit = "reveal" (Yula's presenter): the app shows through a logo-shaped hole that turns and
   // grows; the app settles from 1.05x over the same time.
@@ -184,7 +184,7 @@
     delete root.dataset.app;
   }
 
-  // The update and shutdown views (SPEC §15): over the app, whatever the launch's phase.
+  // The update and shutdown views (design §15): over the app, whatever the launch's phase.
   function renderMode(next) {
     const mode = next.mode || "launch";
     const was = root.dataset.mode || "launch";
@@ -231,7 +231,7 @@
   function render(next) {
     state = next;
     // A new launch shows the splash again over the app: from loading, or from error when it begins
-    // held there (the app's crash loop, SPEC §14).
+    // held there (the app's crash loop, design §14).
     if (next.launch !== launch && (next.phase === "loading" || next.phase === "error")) resetForLaunch(next.launch);
     if (taglines.length && root.dataset.launch !== next.launch) {
       const line = taglineFor(next.launch);

@@ -1,6 +1,6 @@
 #ifndef SPLASHD_CSYSTEMDBUS_H
 #define SPLASHD_CSYSTEMDBUS_H
-// The app's unit through systemd's D-Bus API, with libsystemd's sd-bus (SPEC §14).
+// The app's unit through systemd's D-Bus API, with libsystemd's sd-bus (design §14).
 //
 // libsystemd is loaded with dlopen the first time a function here is called, so a daemon
 // without [app] never loads it: it cost 1.3 ms of every start and 1.2 MB of resident memory
@@ -57,7 +57,7 @@ enum splashd_unit_method {
 int splashd_bus_unit_call(const char *address, int method, const char *unit, uint32_t *job, char *err,
                           size_t err_length);
 
-/// What RAUC's installer said (`de.pengutronix.rauc.Installer`, SPEC §15).
+/// What RAUC's installer said (`de.pengutronix.rauc.Installer`, design §15).
 enum splashd_rauc_event_kind {
     SPLASHD_RAUC_EVENT_PROPERTIES = 0, // a PropertiesChanged signal (or the GetAll at the start)
     SPLASHD_RAUC_EVENT_COMPLETED = 1,  // the Completed signal

@@ -37,7 +37,7 @@ int splashd_signalfd_termination(void);
 /// child of this one) has ended. A descriptor (close-on-exec), or -1 with errno set.
 int splashd_pidfd_open(int pid);
 
-/// The renderer started in the initramfs (SPEC §16): on SIGUSR1, moves this process into `root`
+/// The renderer started in the initramfs (design §16): on SIGUSR1, moves this process into `root`
 /// (the real root, mounted there by the initramfs: chroot(2) and chdir("/")) and then writes "ok"
 /// (or "failed: REASON") into `ack`, a file created empty before the move, which the initramfs's
 /// script waits for before it switches to the real root. Both strings are copied. 0, or -1 with

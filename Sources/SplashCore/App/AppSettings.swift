@@ -1,4 +1,4 @@
-/// The `[app]` section (SPEC §14): the app's systemd unit that splashd watches after `finished`,
+/// The `[app]` section (design §14): the app's systemd unit that splashd watches after `finished`,
 /// and how it decides that the app is dead, hung or crash-looping.
 public struct AppSettings: Sendable, Equatable {
     /// The app's unit, e.g. `kiosk-app.service`.

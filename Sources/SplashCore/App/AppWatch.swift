@@ -1,4 +1,4 @@
-/// Watches the app (SPEC §14): decides, from what systemd reports about the app's unit, the app's
+/// Watches the app (design §14): decides, from what systemd reports about the app's unit, the app's
 /// heartbeats and the passing of time, when the app is dead or hung and when restarting it has
 /// become a crash loop.
 ///

@@ -13,8 +13,8 @@ public enum BuiltinPlugin: String, CaseIterable, Sendable, Hashable {
     case quickAction = "quick-action"
     /// Waits until a client sends `complete` for the step.
     case signal
-    /// Starts the app's unit (`[app]`, SPEC §14): added to the graph when `[app]` is set; after an
-    /// app exit or hang it restarts the unit.
+    /// Starts the app's unit (`[app]`, design §14): added to the graph when `[app]` is set; after
+    /// an app exit or hang it restarts the unit.
     case appStart = "app-start"
 
     /// The name steps use for the plugin (`"auth-refresh"`).

@@ -56,7 +56,7 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
     /// (and in records of daemons before 0.3).
     public var modes: [ModeMark]?
 
-    /// A change of mode (SPEC §15), at an instant of the launch.
+    /// A change of mode (design §15), at an instant of the launch.
     public struct ModeMark: Codable, Sendable, Equatable {
         public var mode: SplashMode
         public var atMs: Int64
@@ -181,7 +181,7 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
         return max(0, end - start - paused)
     }
 
-    /// Whether renderers were told `slow`, as the machine decides it (SPEC §3): some stretch of
+    /// Whether renderers were told `slow`, as the machine decides it (design §3): some stretch of
     /// `loading` lasted `slow_after` (a retry starts a new stretch) while a critical step had not
     /// yet succeeded. A launch that only waited out `min_display` was not slow. False when the
     /// record does not know `slow_after`.

@@ -1,6 +1,6 @@
 /// A small, fast JSON writer that keeps members in the order they are written.
 ///
-/// The wire protocol writes `type` first and the state's fields in the order of the spec, which
+/// The wire protocol writes `type` first and the state's fields in design §5's order, which
 /// `JSONEncoder` does not promise; writing by hand is also several times cheaper, which matters
 /// when one state goes to a thousand subscribers.
 public struct JSONWriter: Sendable {

@@ -22,7 +22,7 @@ public struct Destination: Sendable, Equatable {
         self.reviewPrompt = reviewPrompt
     }
 
-    /// Where the app was when it exited or hung (SPEC §14): a launch that brings it back goes
+    /// Where the app was when it exited or hung (design §14): a launch that brings it back goes
     /// there again, when the launch decides the same screen.
     public struct Restoration: Sendable, Equatable {
         /// The screen the app was on (the last launch's).

@@ -124,6 +124,6 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     // MARK: Phase error (added later)
 
     /// The app stopped more than `[app] max_restarts` times within `restart_window`: nothing is
-    /// restarted until Retry (SPEC §14). "The app keeps stopping".
+    /// restarted until Retry (design §14). "The app keeps stopping".
     public static let appCrashLoop = ErrorCode(.appCrashLoop)
 }

@@ -8,7 +8,7 @@ public enum LaunchLogEvent: String, Sendable, CaseIterable {
     case stepFailed = "step-failed"
     case phaseChanged = "phase-changed"
     case launchFinished = "launch-finished"
-    /// The app's unit stopped without being asked to (SPEC §14).
+    /// The app's unit stopped without being asked to (design §14).
     case appExited = "app-exited"
     /// The app missed three heartbeats; its unit is killed.
     case appHung = "app-hung"

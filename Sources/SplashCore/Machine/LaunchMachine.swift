@@ -148,7 +148,7 @@ public struct LaunchMachine: Sendable {
     /// Begins a launch with id `launch` at `now`, for `reason`.
     ///
     /// With `holding`, the launch begins in a hard `error` with that information instead of
-    /// running its steps: nothing runs until `retry` (the app's crash loop, SPEC §14).
+    /// running its steps: nothing runs until `retry` (the app's crash loop, design §14).
     /// `restoring` is where the app was, for a launch that brings it back (`Destination.restoring`).
     public mutating func start(
         launch: String, reason: LaunchReason = .boot, holding: ErrorInfo? = nil, restoring: Destination.Restoration? = nil,
@@ -235,10 +235,10 @@ public struct LaunchMachine: Sendable {
 
     /// Newer facts for step `id`, which already succeeded, while the launch has not yet decided
     /// where it goes (`loading`, or a soft `error`): a deep link or quick action that came after the
-    /// `quick-action` step ran replaces what that step found, and the destination follows (SPEC §7:
-    /// commands received while loading feed the destination). Nil (nothing changed) when the step
-    /// has not succeeded or the launch is dismissing or finished: then the input is too late for
-    /// the destination.
+    /// `quick-action` step ran replaces what that step found, and the destination follows
+    /// (design §7: commands received while loading feed the destination). Nil (nothing changed)
+    /// when the step has not succeeded or the launch is dismissing or finished: then the input is
+    /// too late for the destination.
     public mutating func amendFacts(_ facts: Facts, ofStep id: String, at now: Duration) -> [LaunchAction]? {
         guard let index = graph.index(of: id), steps[index].status == .succeeded else { return nil }
         switch stage {
@@ -407,7 +407,7 @@ public struct LaunchMachine: Sendable {
     var hasUnfinishedWork: Bool { terminalCount < steps.count }
 
     /// A critical step has not succeeded yet: the launch is waiting on work. Only then can it turn
-    /// `slow` (SPEC §3): one whose critical work is done, waiting out `min_display` (or a
+    /// `slow` (design §3): one whose critical work is done, waiting out `min_display` (or a
     /// non-critical step), is not slow, and renderers show no indicator for it.
     var isCriticalWorkPending: Bool { criticalUnsucceeded > 0 }
 

@@ -1,4 +1,4 @@
-/// Why a launch began (SPEC §14). Every state carries it, and so do the history, the journal
+/// Why a launch began (design §14). Every state carries it, and so do the history, the journal
 /// (`SPLASHD_REASON`) and the traces (`splashd.launch.reason`).
 public enum LaunchReason: String, Sendable, Equatable, CaseIterable, Codable {
     /// The daemon's first launch since it started.

@@ -25,7 +25,7 @@ public struct Request: Sendable, Equatable {
         case signOut
         /// Read-only reports about the last launch (`result` replies).
         case report(Report)
-        /// The app's heartbeat (`[app] heartbeat`, SPEC §14).
+        /// The app's heartbeat (`[app] heartbeat`, design §14).
         case alive
         /// The app says where it is now, e.g. `orders/42`: a launch after it exits or hangs goes back there.
         case route(String)

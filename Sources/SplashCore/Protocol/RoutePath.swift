@@ -1,6 +1,6 @@
 /// The grammar of deep-link routes, shared by the config check and the quick-action router.
 ///
-/// A route is a URL path without its leading `/`, as SPEC §7 writes them: `shipthatapp://pokedex`
+/// A route is a URL path without its leading `/`, as design §7 writes them: `shipthatapp://pokedex`
 /// routes to `pokedex`, `kiosk://orders/42` to `orders/42`; `""` is the root. Paths listed in
 /// `routes` and action routes are read with `normalized(_:)`, so a leading `/` is accepted and
 /// ignored (`"/orders/*"` is `"orders/*"`).

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Hostile plugins against the real daemon: descendants that leave the plugin's process group
 /// (a double fork and `setsid`, `setpgid`, a double fork with an emptied environment) die with
-/// their step — whether it succeeds, fails or times out — and with the daemon (SPEC §8).
+/// their step — whether it succeeds, fails or times out — and with the daemon (design §8).
 ///
 /// The time limit counts the time a test waits for the main actor, where the end-to-end tests run
 /// one at a time (8 minutes of them under ThreadSanitizer on a busy machine): a guard against a

@@ -4,7 +4,7 @@ import SplashCore
 import Testing
 import TestSupport
 
-/// Issue 12: a request `id` of 9007199254740993 came back as `9007199254740992.0`. SPEC §5: the
+/// Issue 12: a request `id` of 9007199254740993 came back as `9007199254740992.0`. Design §5: the
 /// `id` is echoed exactly as it was sent (any JSON value, a 64-bit integer kept digit for digit).
 @MainActor @Suite struct RequestIdChaosTests {
     static let config = """

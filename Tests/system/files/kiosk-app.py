@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# The system test's kiosk app (SPEC §14): completes first-frame for every launch that waits for
+# The system test's kiosk app (design §14): completes first-frame for every launch that waits for
 # it, says where it is (route), and sends alive every second. SIGUSR1: exits by itself (0);
 # SIGUSR2: fails (1); SIGSTOP: hangs; SIGKILL: crashes; SIGHUP: hangs without freezing (it goes
 # on answering, but sends alive only every 30 s). /srv/systest/kiosk-mode, read at each
