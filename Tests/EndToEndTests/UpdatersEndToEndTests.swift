@@ -131,10 +131,7 @@ enum UpdateKeys {
         let good = try Self.makeBundle("good", signer: "signing", in: d)
         let bad = try Self.makeBundle("bad", signer: "other", in: d)
         #expect(await waitUntil { (try? self.raucIsOnTheBus()) == true }, "RAUC's service on the bus")
-        let daemon = try DaemonProcess(config: """
-            [splash]
-            min_display = "0ms"
-            exit_animation = "0ms"
+        let daemon = try DaemonProcess(config: TestConfig.instantSplash + """
             timeout = "10m"
 
             [update]
@@ -278,6 +275,11 @@ enum UpdateKeys {
         #expect(await waitUntil(timeout: startBound) { unixSockets(at: progressSocket).count >= 2 },
                 "swupdate-progress connected: \(unixSockets(at: progressSocket))")
         print("swupdate-progress connected after", started.duration(to: .now))
+        // And SWUpdate listening on its control socket, which another of its threads makes: on a
+        // busy machine swupdate-client once found none there yet, and failed.
+        let controlSocket = scratch + "/sockinstctrl"
+        #expect(await waitUntil(timeout: startBound) { unixSockets(at: controlSocket).contains { $0.split(separator: " ")[3] == "00010000" } },
+                "swupdate listens on \(controlSocket): \(unixSockets(at: controlSocket))")
         let client = try start("/usr/bin/swupdate-client", ["-q", d.file("update.swu")], output: log)
         var seen: [UpdateStatus] = []
         // Until SWUpdate's QUIT (5 s after its "MSG SUCCESS") ends the view.
