@@ -289,6 +289,11 @@ let package = Package(
             dependencies: ["SplashDaemon", "SplashLines", "SplashSupport", "TestSupport", .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "SplashLinesTests",
+            dependencies: ["SplashLines", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "SplashSystemdTests", dependencies: ["SplashSystemd", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "SplashBuiltinsTests",

@@ -2,6 +2,8 @@
 ///
 /// Bytes are appended as they arrive; `nextLine()` hands out complete lines (without the `\n`)
 /// and never lets a single unterminated line grow past `maxLineBytes`.
+///
+/// Not `LineFrameDecoder`: SplashClient links no NIO (so splashctl starts fast), and splashd sends no `\r`.
 struct LineBuffer {
     /// The longest line accepted, in bytes, without the `\n`.
     let maxLineBytes: Int

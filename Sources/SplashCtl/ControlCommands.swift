@@ -7,7 +7,7 @@ import ArgumentParser
 struct Retry: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Retry after an error (phase error).")
     @ParentCommand var parent: Splashctl
-    func run() throws { try Session(socket: parent.socket).control(.retry) }
+    func run() throws { try DaemonSocket(socket: parent.socket).control(.retry) }
 }
 
 /// `splashctl continue-offline`.
@@ -15,14 +15,14 @@ struct ContinueOffline: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "continue-offline", abstract: "Go on without the network (phase error).")
     @ParentCommand var parent: Splashctl
-    func run() throws { try Session(socket: parent.socket).control(.continueOffline) }
+    func run() throws { try DaemonSocket(socket: parent.socket).control(.continueOffline) }
 }
 
 /// `splashctl dismissed`.
 struct Dismissed: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Report that the exit animation is done (phase dismissing).")
     @ParentCommand var parent: Splashctl
-    func run() throws { try Session(socket: parent.socket).control(.dismissed) }
+    func run() throws { try DaemonSocket(socket: parent.socket).control(.dismissed) }
 }
 
 /// `splashctl complete STEP`.
@@ -30,7 +30,7 @@ struct Complete: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Complete a signal step.")
     @ParentCommand var parent: Splashctl
     @Argument(help: "The step's id.") var step: String
-    func run() throws { try Session(socket: parent.socket).control(.complete(step: step)) }
+    func run() throws { try DaemonSocket(socket: parent.socket).control(.complete(step: step)) }
 }
 
 /// `splashctl action NAME`.
@@ -38,7 +38,7 @@ struct Action: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Trigger a quick action.")
     @ParentCommand var parent: Splashctl
     @Argument(help: "The action's name.") var name: String
-    func run() throws { try Session(socket: parent.socket).control(.action(name: name)) }
+    func run() throws { try DaemonSocket(socket: parent.socket).control(.action(name: name)) }
 }
 
 /// `splashctl open URL`.
@@ -46,7 +46,7 @@ struct Open: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Open a deep link.")
     @ParentCommand var parent: Splashctl
     @Argument(help: "The URL.") var url: String
-    func run() throws { try Session(socket: parent.socket).control(.open(url: url)) }
+    func run() throws { try DaemonSocket(socket: parent.socket).control(.open(url: url)) }
 }
 
 /// `splashctl resume`.
@@ -55,12 +55,12 @@ struct Resume: ParsableCommand {
         abstract: "The app is active again or the display woke: check the session without the splash."
     )
     @ParentCommand var parent: Splashctl
-    func run() throws { try Session(socket: parent.socket).control(.resume) }
+    func run() throws { try DaemonSocket(socket: parent.socket).control(.resume) }
 }
 
 /// `splashctl relaunch`.
 struct Relaunch: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Start a new launch (phase finished).")
     @ParentCommand var parent: Splashctl
-    func run() throws { try Session(socket: parent.socket).control(.relaunch) }
+    func run() throws { try DaemonSocket(socket: parent.socket).control(.relaunch) }
 }

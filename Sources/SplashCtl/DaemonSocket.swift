@@ -4,8 +4,9 @@ import SplashClient
 import SplashCore
 import SplashSupport
 
-/// Opens the connection for a subcommand and turns client errors into messages and exit statuses.
-struct Session {
+/// The daemon's socket as a subcommand uses it: opens the connection, and turns client errors
+/// into messages and exit statuses. (Not the built-ins' `Session`, the app's signed-in user.)
+struct DaemonSocket {
     /// The socket path: `--socket`, else `$SPLASHD_SOCKET`, else the default.
     var path: String
 

@@ -8,7 +8,7 @@ struct Ping: ParsableCommand {
     @ParentCommand var parent: Splashctl
 
     func run() throws {
-        try Session(socket: parent.socket).run { connection throws(ClientError) in
+        try DaemonSocket(socket: parent.socket).run { connection throws(ClientError) in
             switch try connection.request(.ping) {
             case .ok: Output.out("pong (splashd \(connection.serverVersion))\n")
             case .error(let error): throw ClientError.rejected(error)

@@ -8,7 +8,7 @@ struct ReportOptions: ParsableArguments {
     var json = false
 }
 
-extension Session {
+extension DaemonSocket {
     /// Asks for `report` and prints its text (or its data as JSON, or one string member of it).
     func report(_ report: Report, json: Bool, member: String? = nil) throws(ExitCode) {
         try run { connection throws(ClientError) in
@@ -35,7 +35,7 @@ struct Blame: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The steps of the last launch, slowest first.")
     @ParentCommand var parent: Splashctl
     @OptionGroup var options: ReportOptions
-    func run() throws { try Session(socket: parent.socket).report(.blame, json: options.json) }
+    func run() throws { try DaemonSocket(socket: parent.socket).report(.blame, json: options.json) }
 }
 
 struct CriticalChain: ParsableCommand {
@@ -45,26 +45,26 @@ struct CriticalChain: ParsableCommand {
     )
     @ParentCommand var parent: Splashctl
     @OptionGroup var options: ReportOptions
-    func run() throws { try Session(socket: parent.socket).report(.criticalChain, json: options.json) }
+    func run() throws { try DaemonSocket(socket: parent.socket).report(.criticalChain, json: options.json) }
 }
 
 struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "An SVG Gantt chart of the last launch, on stdout.")
     @ParentCommand var parent: Splashctl
     @OptionGroup var options: ReportOptions
-    func run() throws { try Session(socket: parent.socket).report(.plot, json: options.json, member: "svg") }
+    func run() throws { try DaemonSocket(socket: parent.socket).report(.plot, json: options.json, member: "svg") }
 }
 
 struct Graph: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The configured step graph as Graphviz DOT, on stdout.")
     @ParentCommand var parent: Splashctl
     @OptionGroup var options: ReportOptions
-    func run() throws { try Session(socket: parent.socket).report(.graph, json: options.json, member: "dot") }
+    func run() throws { try DaemonSocket(socket: parent.socket).report(.graph, json: options.json, member: "dot") }
 }
 
 struct History: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The last launches, one line each.")
     @ParentCommand var parent: Splashctl
     @OptionGroup var options: ReportOptions
-    func run() throws { try Session(socket: parent.socket).report(.history, json: options.json) }
+    func run() throws { try DaemonSocket(socket: parent.socket).report(.history, json: options.json) }
 }

@@ -12,7 +12,7 @@ struct Status: ParsableCommand {
     var json = false
 
     func run() throws {
-        try Session(socket: parent.socket).run { connection throws(ClientError) in
+        try DaemonSocket(socket: parent.socket).run { connection throws(ClientError) in
             guard case .state(var state) = try connection.request(.state) else {
                 throw ClientError.invalidMessage("unexpected reply to state")
             }

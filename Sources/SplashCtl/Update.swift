@@ -35,12 +35,12 @@ struct Update: ParsableCommand {
     }
 
     func run() throws {
-        let session = Session(socket: parent.socket)
-        if let progress { try session.control(.update(.progress(progress / 100))) }
-        if let message { try session.control(.update(.message(message))) }
-        if succeeded { try session.control(.update(.ended(.succeeded, error: nil))) }
-        if let failed { try session.control(.update(.ended(.failed, error: failed))) }
-        if clear { try session.control(.update(.quit)) }
+        let daemon = DaemonSocket(socket: parent.socket)
+        if let progress { try daemon.control(.update(.progress(progress / 100))) }
+        if let message { try daemon.control(.update(.message(message))) }
+        if succeeded { try daemon.control(.update(.ended(.succeeded, error: nil))) }
+        if let failed { try daemon.control(.update(.ended(.failed, error: failed))) }
+        if clear { try daemon.control(.update(.quit)) }
     }
 }
 
@@ -63,7 +63,7 @@ struct Shutdown: ParsableCommand {
 
     @Flag(help: "How the device goes down.") var kind: Kind = .poweroff
 
-    func run() throws { try Session(socket: parent.socket).control(.shutdown(kind == .reboot ? .reboot : .poweroff)) }
+    func run() throws { try DaemonSocket(socket: parent.socket).control(.shutdown(kind == .reboot ? .reboot : .poweroff)) }
 }
 
 /// `splashctl psplash-write COMMAND`, and `psplash-write COMMAND` (the package's link): psplash's

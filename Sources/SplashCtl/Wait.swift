@@ -26,7 +26,7 @@ struct Wait: ParsableCommand {
 
     func run() throws {
         let waiter = try waiter()
-        try Session(socket: parent.socket).run { connection throws(ClientError) in
+        try DaemonSocket(socket: parent.socket).run { connection throws(ClientError) in
             switch try waiter.run(on: connection) {
             case .reached: return 0
             case .timedOut(let lastSeen):

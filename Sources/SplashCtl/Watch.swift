@@ -19,7 +19,7 @@ struct Watch: ParsableCommand {
 
     func run() throws {
         let live = !json && isatty(1) == 1
-        try Session(socket: parent.socket).run { connection throws(ClientError) in
+        try DaemonSocket(socket: parent.socket).run { connection throws(ClientError) in
             if live {
                 var drawn = 0
                 try connection.follow { state, _ in

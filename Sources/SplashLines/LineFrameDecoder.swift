@@ -12,6 +12,8 @@ public enum LineFrame: Sendable {
 ///
 /// Never buffers more than `maxLength` + one read: a longer line yields `.tooLong` at once and
 /// everything after it is dropped.
+///
+/// Not `LineSplitter`: a peer's overlong line ends its connection (the protocol), where a plugin's is cut and kept.
 public struct LineFrameDecoder: ByteToMessageDecoder {
     public typealias InboundOut = LineFrame
 

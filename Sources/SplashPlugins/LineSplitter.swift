@@ -3,6 +3,8 @@
 /// A line longer than `maxLength` is emitted once, cut to its first `maxLength` bytes and marked
 /// truncated; the rest of it (up to the next newline) is dropped. A trailing `\r` is removed, so
 /// CRLF output reads like LF output. Invalid UTF-8 is repaired with U+FFFD.
+///
+/// Not `LineFrameDecoder`: a plugin's pipe is no NIO channel, and its overlong line is a log line, cut, not refused.
 package struct LineSplitter {
     /// One complete (or cut) line.
     package struct Line: Equatable {

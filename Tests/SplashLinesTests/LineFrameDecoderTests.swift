@@ -1,7 +1,6 @@
 import SplashLines
 import NIOCore
 import NIOEmbedded
-@testable import SplashDaemon
 import Testing
 
 @Suite struct LineFrameDecoderTests {
