@@ -42,11 +42,7 @@ import TestSupport
     }
 
     static func authConfig(_ server: TestHTTPServer, extra: String = "") -> String {
-        """
-        [splash]
-        min_display = "0ms"
-        exit_animation = "0ms"
-
+        TestConfig.instantSplash + """
         [[step]]
         id = "auth"
         plugin = "auth-refresh"
@@ -186,11 +182,7 @@ import TestSupport
     }
 
     static func configFetchConfig(_ server: TestHTTPServer, maxBytes: Int = 1 << 20) -> String {
-        """
-        [splash]
-        min_display = "0ms"
-        exit_animation = "0ms"
-
+        TestConfig.instantSplash + """
         [[step]]
         id = "config"
         plugin = "config-fetch"
@@ -248,11 +240,7 @@ import TestSupport
         let state = try TemporaryDirectory()
         defer { state.remove() }
         func config(version: String) -> String {
-            """
-            [splash]
-            min_display = "0ms"
-            exit_animation = "0ms"
-
+            TestConfig.instantSplash + """
             [[step]]
             id = "counter"
             plugin = "launch-counter"
@@ -288,10 +276,7 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: spool, withIntermediateDirectories: true)
         try "kiosk://orders/42\n".write(toFile: "\(spool)/link", atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(
-            config: """
-                [splash]
-                min_display = "0ms"
-                exit_animation = "0ms"
+            config: TestConfig.instantSplash + """
                 timeout = "10m"
 
                 [[step]]

@@ -8,11 +8,7 @@ import TestSupport
 @MainActor @Suite struct CheckEndToEndTests {
     /// Design §7's form of routes: the check passes it, and a launch routes the reference app's link.
     @Test func specFormRoutesPassCheckAndRouteALaunch() throws {
-        let config = """
-            [splash]
-            min_display = "0ms"
-            exit_animation = "0ms"
-
+        let config = TestConfig.instantSplash + """
             [[step]]
             id = "quick"
             plugin = "quick-action"

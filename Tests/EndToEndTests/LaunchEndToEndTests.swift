@@ -66,11 +66,7 @@ import TestSupport
     /// process of its own.)
     @Test func memoryIsReleasedAfterEachFinishedLaunch() throws {
         let daemon = try DaemonProcess(
-            config: """
-                [splash]
-                min_display = "0ms"
-                exit_animation = "0ms"
-
+            config: TestConfig.instantSplash + """
                 [[step]]
                 id = "hold"
                 plugin = "signal"

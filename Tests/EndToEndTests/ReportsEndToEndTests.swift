@@ -7,11 +7,7 @@ import TestSupport
 
 /// History and the operators' reports through the real daemon.
 @MainActor @Suite struct ReportsEndToEndTests {
-    static let config = """
-        [splash]
-        min_display = "0ms"
-        exit_animation = "0ms"
-
+    static let config = TestConfig.instantSplash + """
         [[step]]
         id = "quick"
         plugin = "fast"

@@ -6,10 +6,7 @@ import TestSupport
 /// The `splashctl` binary against the real daemon: what operators and scripts see and get back.
 @MainActor @Suite struct SplashctlEndToEndTests {
     /// The launch is held by first-frame, in `loading` however slow the machine.
-    static let config = """
-        [splash]
-        min_display = "0ms"
-        exit_animation = "0ms"
+    static let config = TestConfig.instantSplash + """
         timeout = "10m"
 
         [[step]]

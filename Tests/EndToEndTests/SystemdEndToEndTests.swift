@@ -7,11 +7,7 @@ import TestSupport
 /// The daemon under (stand-ins of) systemd: a real NOTIFY_SOCKET and real socket activation.
 @MainActor @Suite struct SystemdEndToEndTests {
     static func config(steps: [String]) -> String {
-        var text = """
-            [splash]
-            min_display = "0ms"
-            exit_animation = "0ms"
-
+        var text = TestConfig.instantSplash + """
             """
         for step in steps {
             text += "\n[[step]]\nid = \"\(step)\"\nplugin = \"signal\"\nlabel = \"Waiting for \(step)\"\n"
@@ -96,11 +92,7 @@ import TestSupport
         let plugins = try ScriptPlugins(in: dir)
         try plugins.add("probe", #"echo "notify=${NOTIFY_SOCKET:-unset} watchdog=${WATCHDOG_USEC:-unset} step=$SPLASHD_STEP" > "$SPLASHD_OPT_OUT""#)
         let daemon = try DaemonProcess(
-            config: """
-                [splash]
-                min_display = "0ms"
-                exit_animation = "0ms"
-
+            config: TestConfig.instantSplash + """
                 [[step]]
                 id = "probe"
                 plugin = "probe"

@@ -12,10 +12,7 @@ import TestSupport
 
     /// The launch waits on first-frame, in `loading` however slow the machine.
     nonisolated static func config(endView: String = "0s") -> String {
-        """
-        [splash]
-        min_display = "0ms"
-        exit_animation = "0ms"
+        TestConfig.instantSplash + """
         timeout = "10m"
 
         [update]

@@ -23,11 +23,7 @@ struct BuiltinsChaosTests {
         return state
     }
 
-    static let splash = """
-        [splash]
-        min_display = "0ms"
-        exit_animation = "0ms"
-
+    static let splash = TestConfig.instantSplash + """
         """
 
     @Test func aSpoolSymlinkNeitherDeletesNorLeaksTheFilesBehindIt() throws {

@@ -42,10 +42,7 @@ struct PluginEscapeChaosTests {
         """
 
     nonisolated static func config(pids: String, mode: String, timeout: String = "30s") -> String {
-        """
-        [splash]
-        min_display = "0ms"
-        exit_animation = "0ms"
+        TestConfig.instantSplash + """
         timeout = "60s"
 
         [[step]]

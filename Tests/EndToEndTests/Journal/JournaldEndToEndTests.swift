@@ -6,11 +6,7 @@ import TestSupport
 /// The real daemon logging to a real systemd-journald (see `JournaldSandbox`).
 @MainActor @Suite(.serialized) struct JournaldEndToEndTests {
     /// A one-step launch that finishes by itself: the plugin writes to stderr and exits 0.
-    private static let config = """
-        [splash]
-        min_display = "0ms"
-        exit_animation = "0ms"
-
+    private static let config = TestConfig.instantSplash + """
         [[step]]
         id = "greet"
         plugin = "chatty"

@@ -14,11 +14,7 @@ import TestSupport
 @MainActor @Suite(.serialized) struct SplashctlLogsEndToEndTests {
     /// `greet` logs a line with an escape sequence, `flaky` fails its first attempt, `gate`
     /// keeps the launch in loading until `splashctl complete gate`.
-    private static let config = """
-        [splash]
-        min_display = "0ms"
-        exit_animation = "0ms"
-
+    private static let config = TestConfig.instantSplash + """
         [[step]]
         id = "greet"
         plugin = "chatty"
