@@ -18,72 +18,35 @@ Usage: scripts/bench-app.py [SPLASHD] [--watch SECONDS] [--rounds N] [--heartbea
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "harness"))
-os.environ.setdefault("SPLASHD_BIN_DIR", os.path.join(ROOT, ".build", "release"))
+os.environ.setdefault("SPLASHD_BIN_DIR", os.path.join(ROOT, ".build", "dist", "release"))
 from app_bus import AppBus  # noqa: E402
-from processes import deadline_wait, json_lines, stop  # noqa: E402
+from processes import deadline_wait, stop  # noqa: E402
+from procfs import cpu_seconds, switches  # noqa: E402
+from splash_client import Subscriber  # noqa: E402
 
 
-def switches(pid: int) -> int:
-    total = 0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{tid}/status") as f:
-            for line in f:
-                if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
-                    total += int(line.split()[1])
-    return total
-
-
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-class Client:
-    """The app's side of the socket: completes first-frame for each launch, sends alive, records states."""
-
-    def __init__(self, path: str):
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.connect(path)
-        self.lock = threading.Lock()
-        self.states: list[tuple[float, dict]] = []
-        self.send({"cmd": "subscribe"})
-        threading.Thread(target=self.read, daemon=True).start()
-
-    def send(self, message):
-        with self.lock:
-            self.sock.sendall((json.dumps(message) + "\n").encode())
-
-    def read(self):
-        done = set()
-        for message in json_lines(self.sock):
-            if message.get("type") != "state":
-                continue
-            self.states.append((time.monotonic(), message))
-            if message["phase"] == "loading" and message["launch"] not in done and any(
-                    s["id"] == "first-frame" and s["status"] == "running" for s in message["steps"]):
-                self.send({"cmd": "complete", "step": "first-frame"})
-                done.add(message["launch"])
-
-    def finished_launches(self):
-        return [s for _, s in self.states if s["phase"] == "finished"]
+def complete_first_frame(done: set):
+    """The app's side of the socket: completes first-frame once for each launch."""
+    def on_state(client: Subscriber, state: dict):
+        if state["phase"] == "loading" and state["launch"] not in done and any(
+                s["id"] == "first-frame" and s["status"] == "running" for s in state["steps"]):
+            client.send({"cmd": "complete", "step": "first-frame"})
+            done.add(state["launch"])
+    return on_state
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("splashd", nargs="?", default=os.path.join(ROOT, ".build", "release", "splashd"))
+    parser.add_argument("splashd", nargs="?", default=os.path.join(ROOT, ".build", "dist", "release", "splashd"))
     parser.add_argument("--watch", type=float, default=60)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--heartbeat", type=float, default=10)
@@ -103,7 +66,7 @@ def main():
         env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address, SWIFT_BACKTRACE="enable=no"))
     try:
         deadline_wait(lambda: os.path.exists(path), 20, "the socket")
-        client = Client(path)
+        client = Subscriber(path, on_state=complete_first_frame(set()))
         deadline_wait(lambda: client.finished_launches(), 20, "the first launch to finish")
         time.sleep(1)  # what the launch itself set going (memory release after the launch) settles
         before_switches, before_cpu, started = switches(daemon.pid), cpu_seconds(daemon.pid), time.monotonic()

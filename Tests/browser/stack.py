@@ -6,74 +6,17 @@ Every process here is started by the test and stopped by its PID; every wait has
 from __future__ import annotations
 
 import http.server
-import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import threading
 import time
 import urllib.parse
 
-from processes import BIN, ENV, ROOT, deadline_wait, json_lines, stop
-
-
-class Watcher:
-    """A subscriber of splashd's socket that records every state with the instant it arrived."""
-
-    def __init__(self, path: str, log: str | None = None):
-        # splashd's log, whose end a timed-out wait reports (what the daemon saw meanwhile).
-        self.log = log
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(path)
-        self.sock.sendall(b'{"cmd":"subscribe"}\n')
-        self.states: list[tuple[float, dict]] = []
-        self.cond = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for message in json_lines(self.sock):
-            if message.get("type") == "state":
-                with self.cond:
-                    self.states.append((time.monotonic(), message))
-                    self.cond.notify_all()
-
-    def wait(self, predicate, timeout=20.0, what="a state"):
-        """The first recorded state (instant, state) for which `predicate(state)` holds."""
-        end = time.monotonic() + timeout
-        with self.cond:
-            while True:
-                for entry in self.states:
-                    if predicate(entry[1]):
-                        return entry
-                left = end - time.monotonic()
-                if left <= 0:
-                    phases = [s["phase"] for _, s in self.states]
-                    tail = ""
-                    if self.log:
-                        try:
-                            with open(self.log, errors="replace") as f:
-                                tail = "; splashd's log ends:\n" + "".join(f.readlines()[-30:])
-                        except OSError:
-                            pass
-                    raise TimeoutError(f"timed out waiting for {what}; phases seen: {phases}{tail}")
-                self.cond.wait(left)
-
-    def phase(self, phase, timeout=20.0, after=None):
-        return self.wait(lambda s: s["phase"] == phase and (after is None or s["seq"] > after), timeout, f"phase {phase}")
-
-    @property
-    def latest(self):
-        with self.cond:
-            return self.states[-1][1] if self.states else None
-
-    def close(self):
-        try:
-            self.sock.close()
-        except OSError:
-            pass
+from processes import BIN, ENV, ROOT, deadline_wait, stop
+from splash_client import Subscriber, answers
 
 
 class Stack:
@@ -126,17 +69,10 @@ class Stack:
         deadline_wait(lambda: self.ping(), 20, "splashd to answer")
         if self.watcher:
             self.watcher.close()
-        self.watcher = Watcher(self.socket, log=os.path.join(self.dir, "splashd.log"))
+        self.watcher = Subscriber(self.socket, log=os.path.join(self.dir, "splashd.log"))
 
     def ping(self):
-        try:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.settimeout(1)
-            s.connect(self.socket)
-            s.close()
-            return True
-        except OSError:
-            return False
+        return answers(self.socket)
 
     def start_web(self, listen="127.0.0.1:0"):
         log = open(os.path.join(self.dir, "splashd-web.log"), "ab")

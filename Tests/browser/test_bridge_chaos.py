@@ -21,6 +21,7 @@ import pytest
 import websocket
 
 from processes import deadline_wait
+from procfs import cpu_seconds, rss_bytes
 from stack import Stack
 
 SIGNAL = """
@@ -35,20 +36,6 @@ plugin = "signal"
 
 # The bound (docs/hardening.md); a sanitizer's shadow memory needs more (scripts/sanitize.sh runs).
 RSS_BOUND = int(os.environ.get("SPLASHD_BRIDGE_RSS_BOUND_MB", "64")) * 1024 * 1024
-
-
-def rss(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError("no VmRSS")
-
-
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def quiet(pid: int, sample) -> bool:
@@ -206,7 +193,7 @@ def record(name, value):
 def test_a_flood_from_a_client_that_never_reads_stays_within_the_bound(stack, what):
     s = stack(SIGNAL)
     s.watcher.phase("loading")
-    before = rss(s.web.pid)
+    before = rss_bytes(s.web.pid)
     if what == "ping":
         flooder, data = RawPage(s), frame(0x9, b"p" * 125)
     elif what == "viewer-command":
@@ -217,7 +204,7 @@ def test_a_flood_from_a_client_that_never_reads_stays_within_the_bound(stack, wh
 
     def sample():
         nonlocal peak
-        peak = max(peak, rss(s.web.pid))
+        peak = max(peak, rss_bytes(s.web.pid))
 
     sent = flooder.flood(data, 100 * 1024 * 1024, 30, sample)
     # What the bridge took in but has not handled yet: until it has used no CPU for 0.5 s.

@@ -18,6 +18,7 @@ import time
 import pytest
 
 from processes import BIN, ENV, deadline_wait, stop
+import splash_client
 from receiver import Receiver, attributes
 
 GROUP = grp.getgrgid(os.getgid()).gr_name
@@ -90,18 +91,7 @@ after = ["auth"]
         self.exporter_log = os.path.join(self.dir, "splashd-otel.log")
 
     def request(self, command):
-        try:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.settimeout(10)
-            s.connect(self.socket)
-            f = s.makefile("rb")
-            f.readline()  # hello
-            s.sendall((json.dumps(command) + "\n").encode())
-            reply = json.loads(f.readline())
-            s.close()
-            return reply
-        except OSError:
-            return None
+        return splash_client.request(self.socket, command)
 
     def records(self):
         return self.request({"cmd": "records"})["data"]
