@@ -19,14 +19,8 @@ STATIC=$(realpath "$1") DYNAMIC=$(realpath "$2")
 command -v patchelf >/dev/null || { echo "bench-linking: needs patchelf (apt install patchelf)" >&2; exit 1; }
 rounds=${BENCH_ROUNDS:-5} per=${BENCH_PER_ROUND:-20}
 
-WORK=$(mktemp -d /tmp/splashd-linking.XXXXXX)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-cc -O2 -Wall -o "$WORK/splashbench" scripts/bench/splashbench.c
+source scripts/lib/bench.sh
+bench_scratch splashd-linking
 
 # Lay out both as they would be installed: usr/bin (+ usr/lib/splashd for the private runtime).
 for variant in static private; do mkdir -p "$WORK/$variant/usr/bin"; done
@@ -82,7 +76,6 @@ for variant in static private; do
 done
 
 echo "== memory: the embedded default graph, one launch to finished (peak VmHWM; idle after the release)"
-kb() { awk -v key="$2:" '$1 == key {print $2}' "/proc/$1/status"; }
 for variant in static private; do
   sock="$WORK/mem-$variant.sock"
   "$WORK/$variant/usr/bin/splashd" --socket "$sock" --state-dir "$WORK/state-mem-$variant" \

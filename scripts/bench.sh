@@ -16,16 +16,8 @@ BIN=$(realpath "${1:-.build/dist/release/splashd}")
 quick=${BENCH_QUICK:-0}
 n() { if [ "$quick" = 1 ]; then echo "$2"; else echo "$1"; fi; }
 
-WORK=$(mktemp -d /tmp/splashd-bench.XXXXXX)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-cc -O2 -Wall -o "$WORK/splashbench" scripts/bench/splashbench.c
-CLIENT="$WORK/splashbench"
+source scripts/lib/bench.sh
+bench_scratch splashd-bench
 mkdir -p "$WORK/plugins"
 
 # Starts splashd with config $1 on socket $2 (under systemd's default soft fd limit, 1024),
@@ -117,7 +109,6 @@ id = "quick-action"
 plugin = "quick-action"
 critical = false
 TOML
-kb() { awk -v key="$2:" '$1 == key {print $2}' "/proc/$1/status"; }
 default_footprint() {
   local name=$1; shift
   ( ulimit -Sn 1024; exec "$BIN" --socket "$WORK/$name.sock" --state-dir "$WORK/state-$name" \
