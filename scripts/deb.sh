@@ -75,6 +75,16 @@ done
 # splashd: everything else. Directories the others emptied go.
 find "$all" -depth -type d -empty -delete
 cp -a "$all/." "$staging/debian/splashd/"
+# The docs over 4 KiB compressed, as dh_compress does (Debian policy 12.3): the installed size
+# stays within splashd's budget. Not the ones a unit's Documentation= or the journal catalog's
+# Support: names (file:/usr/share/doc/splashd/…), which must stay where they point, and no
+# example (the kiosk example is copied from there as it is).
+mapfile -t named < <(grep -rhoE 'file:/usr/share/doc/splashd/[^ ]+' "$staging/debian" | sed 's|^file:/usr/share/doc/splashd/||' | sort -u)
+while IFS= read -r -d '' doc; do
+    relative=${doc#"$staging/debian/splashd/usr/share/doc/splashd/"}
+    [[ " ${named[*]} " == *" $relative "* ]] && continue
+    gzip -9n "$doc"
+done < <(find "$staging/debian/splashd/usr/share/doc/splashd" -name '*.md' -not -path '*/examples/*' -size +4k -print0)
 
 printf 'Source: splashd\n' >"$staging/debian/control"
 for package in "${packages[@]}"; do
