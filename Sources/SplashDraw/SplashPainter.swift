@@ -4,39 +4,6 @@ import Glibc
 import SplashCore
 public import SplashTheme
 
-/// How a picture is turned on its buffer: the splash is laid out upright for the turned size and
-/// drawn turned clockwise by this many degrees (a portrait panel mounted on its side).
-public enum SplashRotation: Int, Sendable, CaseIterable {
-    case none = 0, quarter = 90, half = 180, threeQuarters = 270
-
-    /// The upright size of a buffer of `width` × `height`.
-    public func upright(width: Double, height: Double) -> (width: Double, height: Double) {
-        self == .quarter || self == .threeQuarters ? (height, width) : (width, height)
-    }
-
-    /// Where a point of the upright picture lands on a buffer of `width` × `height` turned so
-    /// (what `SplashPainter.draw` does with cairo's transform).
-    public func buffer(x: Double, y: Double, width: Double, height: Double) -> (x: Double, y: Double) {
-        switch self {
-        case .none: (x, y)
-        case .quarter: (width - y, x)
-        case .half: (width - x, height - y)
-        case .threeQuarters: (y, height - x)
-        }
-    }
-
-    /// Where a point of the buffer (a touch, in the output's own pixels) is in the upright
-    /// picture: the inverse of `buffer(x:y:width:height:)`.
-    public func upright(x: Double, y: Double, width: Double, height: Double) -> (x: Double, y: Double) {
-        switch self {
-        case .none: (x, y)
-        case .quarter: (y, width - x)
-        case .half: (width - x, height - y)
-        case .threeQuarters: (height - y, x)
-        }
-    }
-}
-
 /// Draws a theme's splash with cairo, pango and librsvg: design §10's page, in pixels.
 ///
 /// One painter per theme (it holds the logo, read once, and the texts' layouts, made once per
@@ -59,26 +26,16 @@ public final class SplashPainter {
     /// Told when a deferred painter's font file could not be registered on a frame that needed
     /// it before `prepare()` (the texts then fall back to the theme's `font` and sans-serif).
     public var onFontFailure: ((SplashDrawError) -> Void)?
-    private var family: String
-    /// pango's context, made on the first text (fontconfig's set-up, which it starts, is most
-    /// of a renderer's start on a small device).
-    private var madeFontContext: OpaquePointer?
-    private var fontContext: OpaquePointer {
-        if let madeFontContext { return madeFontContext }
-        let context = pango_font_map_create_context(pango_cairo_font_map_get_default())!
-        madeFontContext = context
-        return context
-    }
+    /// The texts' layouts (and the font families they are set in).
+    private let texts: TextLayouts
     /// What a deferred painter does in `prepare()`: the theme's font file to register, and the
     /// logo's source to start.
     private var pendingFont: (bytes: [UInt8], path: String)?
     private var pendingLogo: (() throws(SplashDrawError) -> any LogoSource)?
-    private var layouts: [LayoutKey: OpaquePointer] = [:]
-    /// The most text layouts kept: every text of the theme at a few sizes, and the step and
-    /// error messages of the moment.
-    static let maximumLayouts = 64
+    /// The most text layouts kept (`TextLayouts.maximum`).
+    static let maximumLayouts = TextLayouts.maximum
     /// How many are kept now (tests).
-    var cachedLayouts: Int { layouts.count }
+    var cachedLayouts: Int { texts.count }
 
     /// A painter for `theme` with its files as `ThemeLoader` read them (regular files, no links,
     /// bounded: the logo is decoded from those bytes, never read again from disk); `directory`
@@ -104,7 +61,7 @@ public final class SplashPainter {
         // The font file's own family first: the page's @font-face calls it `font` whatever it
         // calls itself.
         var own: String?
-        family = (theme.font.map { "\($0)," } ?? "") + "sans-serif"
+        var family = (theme.font.map { "\($0)," } ?? "") + "sans-serif"
         if let name = theme.fontFile {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             guard let file = files[name] else { throw .badFont(path: path, reason: "not among the theme's files") }
@@ -115,6 +72,7 @@ public final class SplashPainter {
             }
         }
         if let own { family = "\(own)," + family }
+        texts = TextLayouts(family: family)
         if let firmware = self.firmwareLogo {
             let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(firmware.width), Int32(firmware.height))!
             let stride = Int(cairo_image_surface_get_stride(surface))
@@ -132,7 +90,7 @@ public final class SplashPainter {
         } else if let name = theme.logo {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             guard let file = files[name] else { throw .badLogo(path: path, reason: "not among the theme's files") }
-            let side = palette.logoBackground != "transparent" ? 72 : 120
+            let side = palette.logoBackground != .transparent ? 72 : 120
             if deferred {
                 pendingLogo = { () throws(SplashDrawError) in try makeLogo(file, side, path) }
             } else {
@@ -146,7 +104,7 @@ public final class SplashPainter {
     /// failure goes to `onLogoFailure`), and pango's context made. Nothing for a painter that
     /// was not deferred, or a second time.
     public func prepare() throws(SplashDrawError) {
-        _ = fontContext
+        _ = texts.context
         if let logo = pendingLogo {
             pendingLogo = nil
             do {
@@ -158,7 +116,7 @@ public final class SplashPainter {
         if let font = pendingFont {
             pendingFont = nil
             let own = try FontFile.register(font.bytes, path: font.path)
-            family = "\(own)," + family
+            texts.family = "\(own)," + texts.family
         }
     }
 
@@ -173,8 +131,6 @@ public final class SplashPainter {
     }
 
     deinit {
-        for layout in layouts.values { g_object_unref(UnsafeMutableRawPointer(layout)) }
-        if let madeFontContext { g_object_unref(UnsafeMutableRawPointer(madeFontContext)) }
         if let logoSurface { cairo_surface_destroy(logoSurface) }
         if let firmwareSurface { cairo_surface_destroy(firmwareSurface) }
     }
@@ -201,69 +157,6 @@ public final class SplashPainter {
 
     // MARK: Layout
 
-    /// The texts' styles: the page's CSS.
-    struct TextStyle: Hashable {
-        var size: Double
-        var weight: Int
-        var lineHeight: Double
-        var letterSpacing: Double = 0
-
-        static let name = TextStyle(size: 32, weight: 700, lineHeight: 40, letterSpacing: -0.5)
-        static let tagline = TextStyle(size: 14, weight: 400, lineHeight: 20)
-        static let step = TextStyle(size: 13, weight: 400, lineHeight: 18)
-        static let errorTitle = TextStyle(size: 16, weight: 500, lineHeight: 22)
-        static let errorDetail = TextStyle(size: 14, weight: 400, lineHeight: 20)
-        static let button = TextStyle(size: 15, weight: 600, lineHeight: 15)
-        static let modeWarning = TextStyle(size: 14, weight: 500, lineHeight: 20)
-    }
-
-    private struct LayoutKey: Hashable {
-        var text: String
-        var style: TextStyle
-        var width: Int
-    }
-
-    /// A pango layout of `text` wrapped (centered) within `width`.
-    private func textLayout(_ text: String, _ style: TextStyle, width: Double) -> OpaquePointer {
-        let key = LayoutKey(text: text, style: style, width: Int(width.rounded()))
-        if let layout = layouts[key] { return layout }
-        if layouts.count >= Self.maximumLayouts {
-            // A plugin whose messages keep changing would grow the cache for the whole launch:
-            // it starts again (the theme's few texts are laid out again on the next frame).
-            for layout in layouts.values { g_object_unref(UnsafeMutableRawPointer(layout)) }
-            layouts.removeAll(keepingCapacity: true)
-        }
-        let layout = pango_layout_new(fontContext)!
-        let font = pango_font_description_new()
-        pango_font_description_set_family(font, family)
-        pango_font_description_set_weight(font, PangoWeight(rawValue: UInt32(style.weight)))
-        pango_font_description_set_absolute_size(font, style.size * Double(PANGO_SCALE))
-        pango_layout_set_font_description(layout, font)
-        pango_font_description_free(font)
-        let attributes = pango_attr_list_new()
-        if style.letterSpacing != 0 {
-            pango_attr_list_insert(attributes, pango_attr_letter_spacing_new(Int32(style.letterSpacing * Double(PANGO_SCALE))))
-        }
-        pango_attr_list_insert(attributes, pango_attr_line_height_new_absolute(Int32(style.lineHeight * Double(PANGO_SCALE))))
-        pango_layout_set_attributes(layout, attributes)
-        pango_attr_list_unref(attributes)
-        pango_layout_set_width(layout, Int32(max(width, 1) * Double(PANGO_SCALE)))
-        pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
-        pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER)
-        pango_layout_set_text(layout, text, -1)
-        layouts[key] = layout
-        return layout
-    }
-
-    /// The size of `text` laid out within `width`: the widest line, and the lines' height.
-    private func measure(_ text: String, _ style: TextStyle, width: Double) -> (width: Double, height: Double) {
-        let layout = textLayout(text, style, width: width)
-        var ink = PangoRectangle(), logical = PangoRectangle()
-        pango_layout_get_pixel_extents(layout, &ink, &logical)
-        let lines = Double(pango_layout_get_line_count(layout))
-        return (Double(logical.width), max(Double(logical.height), lines * style.lineHeight))
-    }
-
     /// Where everything goes on an upright picture of `width` × `height`.
     public func layout(_ view: SplashView, width: Double, height: Double) -> SplashLayout {
         if pendingFont != nil || pendingLogo != nil {
@@ -279,7 +172,7 @@ public final class SplashPainter {
         // power-on); the texts begin under it.
         if firmwareLogo?.origin(onWidth: Int(width), height: Int(height)) != nil { y = max(y, logo.maxY + 24) }
         func block(_ text: String, _ style: TextStyle, maxWidth: Double) -> SplashLayout.Rect {
-            let size = measure(text, style, width: maxWidth)
+            let size = texts.measure(text, style, width: maxWidth)
             defer { y += size.height }
             return SplashLayout.Rect(x: width / 2 - maxWidth / 2, y: y, width: maxWidth, height: size.height)
         }
@@ -327,7 +220,7 @@ public final class SplashPainter {
                 layout.errorDetail = block(detail, .errorDetail, maxWidth: textWidth)
             }
             y += 24
-            let widths = error.buttons.map { max(96, measure($0.title, .button, width: 1000).width + 32) }
+            let widths = error.buttons.map { max(96, texts.measure($0.title, .button, width: 1000).width + 32) }
             let total = widths.reduce(0, +) + Double(max(widths.count - 1, 0)) * 12
             var x = width / 2 - total / 2
             for (button, buttonWidth) in zip(error.buttons, widths) {
@@ -368,12 +261,12 @@ public final class SplashPainter {
         let image = SplashImage(width: width, height: height)
         draw(view, at: .init(sinceShown: 5000), into: image)
         let layout = self.layout(view, width: Double(width), height: Double(height))
-        let background = ThemeLoader.rgba(palette.background) ?? (0, 0, 0, 1)
+        let background = palette.background.rgba ?? .init(red: 0, green: 0, blue: 0, alpha: 1)
         func inked(_ rect: SplashLayout.Rect) -> Bool {
             for y in max(0, Int(rect.y))..<min(height, Int(rect.maxY.rounded(.up))) {
                 for x in max(0, Int(rect.x))..<min(width, Int((rect.x + rect.width).rounded(.up))) {
                     let p = image.pixel(x: x, y: y)
-                    if abs(Double(p.r) - background.r) + abs(Double(p.g) - background.g) + abs(Double(p.b) - background.b) > 48 { return true }
+                    if abs(Double(p.r) - background.red) + abs(Double(p.g) - background.green) + abs(Double(p.b) - background.blue) > 48 { return true }
                 }
             }
             return false
@@ -457,9 +350,10 @@ public final class SplashPainter {
             && !(view.phase == .error && view.error != nil)
     }
 
-    private func setColor(_ cr: OpaquePointer, _ css: String, opacity: Double = 1) {
-        let c = ThemeLoader.rgba(css) ?? (0, 0, 0, 0)
-        cairo_set_source_rgba(cr, c.r / 255, c.g / 255, c.b / 255, c.alpha * opacity)
+    /// The colour's channels, parsed when the theme was loaded (`transparent`: nothing drawn).
+    private func setColor(_ cr: OpaquePointer, _ color: ThemeColor, opacity: Double = 1) {
+        guard let c = color.rgba else { return cairo_set_source_rgba(cr, 0, 0, 0, 0) }
+        cairo_set_source_rgba(cr, c.red / 255, c.green / 255, c.blue / 255, c.alpha * opacity)
     }
 
     private func drawLogo(_ cr: OpaquePointer, _ box: SplashLayout.Rect, at t: Double) {
@@ -473,7 +367,7 @@ public final class SplashPainter {
         }
         let state = timeline.logo(at: t)
         guard state.opacity > 0 else { return }
-        let circle = palette.logoBackground != "transparent"
+        let circle = palette.logoBackground != .transparent
         cairo_save(cr)
         // The group (for the opacity) only as large as the logo and its shadow, not the screen.
         cairo_rectangle(cr, box.x - 40, box.y - 40, box.width + 80, box.height + 88)
@@ -511,11 +405,11 @@ public final class SplashPainter {
     }
 
     private func drawText(
-        _ cr: OpaquePointer, _ text: String, _ style: TextStyle, in rect: SplashLayout.Rect, color: String, opacity: Double,
+        _ cr: OpaquePointer, _ text: String, _ style: TextStyle, in rect: SplashLayout.Rect, color: ThemeColor, opacity: Double,
         offset: Double
     ) {
         guard opacity > 0 else { return }
-        let layout = textLayout(text, style, width: rect.width)
+        let layout = texts.layout(text, style, width: rect.width)
         setColor(cr, color, opacity: opacity)
         cairo_move_to(cr, rect.x, rect.y + offset)
         pango_cairo_update_layout(cr, layout)
@@ -616,7 +510,7 @@ public final class SplashPainter {
                 roundedRect(cr, SplashLayout.Rect(x: rect.x + 1, y: rect.y + 1, width: rect.width - 2, height: rect.height - 2), radius: 21)
                 cairo_stroke(cr)
             }
-            let label = textLayout(button.title, .button, width: rect.width)
+            let label = texts.layout(button.title, .button, width: rect.width)
             var ink = PangoRectangle(), logical = PangoRectangle()
             pango_layout_get_pixel_extents(label, &ink, &logical)
             setColor(cr, filled ? palette.background : palette.foreground)

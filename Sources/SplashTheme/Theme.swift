@@ -9,21 +9,21 @@ public struct Theme: Sendable, Equatable {
     /// The colors of one appearance.
     public struct Palette: Sendable, Equatable {
         /// The page, from its first paint.
-        public var background: String
+        public var background: ThemeColor
         /// The app's name and the error's message.
-        public var foreground: String
+        public var foreground: ThemeColor
         /// The tagline and the error's detail.
-        public var secondary: String
+        public var secondary: ThemeColor
         /// The circle behind the logo; `transparent` for none.
-        public var logoBackground: String
+        public var logoBackground: ThemeColor
         /// The loading indicator, the progress bar and the buttons' focus ring.
-        public var indicator: String
+        public var indicator: ThemeColor
         /// The error view's ⊗ and its title ("Unable to connect"): the UrbanNest red by default.
-        public var error: String
+        public var error: ThemeColor
 
         public init(
-            background: String, foreground: String, secondary: String, logoBackground: String, indicator: String,
-            error: String = Theme.errorRed
+            background: ThemeColor, foreground: ThemeColor, secondary: ThemeColor, logoBackground: ThemeColor, indicator: ThemeColor,
+            error: ThemeColor = Theme.errorRed
         ) {
             self.background = background
             self.foreground = foreground
@@ -200,7 +200,7 @@ public struct Theme: Sendable, Equatable {
 
     /// The default theme's light colors: near-white, dark grey text.
     /// The error view's red in the designs (#EA5455), in both appearances.
-    public static let errorRed = "#EA5455"
+    public static let errorRed: ThemeColor = "#EA5455"
 
     public static let neutralLight = Palette(
         background: "#F5F5F5", foreground: "#202020", secondary: "#606060", logoBackground: "transparent",

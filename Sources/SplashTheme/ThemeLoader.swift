@@ -21,12 +21,6 @@ public enum ThemeLoader {
     public static let maximumAssetSize = 2 * 1024 * 1024
     /// The longest `name` or `tagline`, in characters.
     public static let maximumTextLength = 200
-    /// Logo files by extension, with the content type they are served as.
-    public static let imageTypes: [String: String] = [
-        "svg": "image/svg+xml", "png": "image/png", "webp": "image/webp", "jpg": "image/jpeg",
-        "jpeg": "image/jpeg", "gif": "image/gif",
-    ]
-
     /// The most the theme's files may weigh together.
     public static let maximumThemeBytes = 8 * 1024 * 1024
 
@@ -69,7 +63,7 @@ public enum ThemeLoader {
             throw ConfigError(file: directory, message: "cannot list the theme's directory: \(error.reason)")
         }
         for name in names {
-            guard let type = assetType(name) else { continue }
+            guard let type = ThemeAssets.type(of: name) else { continue }
             let file: [UInt8]
             do {
                 file = try FileSystem.readFile(base + name, limit: maximumAssetSize, followLinks: false)
@@ -201,7 +195,7 @@ public enum ThemeLoader {
     private static func palette(_ table: TableReader, base: Theme.Palette, problems: inout [ConfigError.Problem]) -> Theme.Palette {
         problems.collect(try table.checkKeys(["background", "foreground", "secondary", "logo_background", "indicator", "error"]))
         var palette = base
-        func read(_ key: String, into path: WritableKeyPath<Theme.Palette, String>) {
+        func read(_ key: String, into path: WritableKeyPath<Theme.Palette, ThemeColor>) {
             if let value = problems.collect(try color(table, key)) ?? nil { palette[keyPath: path] = value }
         }
         read("background", into: \.background)
@@ -251,8 +245,8 @@ public enum ThemeLoader {
 
     private static func logo(_ table: TableReader, _ key: String, files: Set<String>) throws(ConfigError) -> String? {
         guard let name = try table.string(key) else { return nil }
-        guard let type = assetType(name), imageTypes.values.contains(type) else {
-            let allowed = imageTypes.keys.sorted().map { "." + $0 }.joined(separator: ", ")
+        guard let type = ThemeAssets.type(of: name), ThemeAssets.imageTypes.values.contains(type) else {
+            let allowed = ThemeAssets.imageTypes.keys.sorted().map { "." + $0 }.joined(separator: ", ")
             let firmware = key == "logo" ? ", or \"\(FirmwareLogo.themeValue)\"" : ""
             throw table.error(at: key, "\(key) must be a file name beside theme.toml ending in \(allowed)\(firmware)")
         }
@@ -262,7 +256,7 @@ public enum ThemeLoader {
 
     private static func fontFile(_ table: TableReader, files: Set<String>, family: String?) throws(ConfigError) -> String? {
         guard let name = try table.string("font_file") else { return nil }
-        guard let type = assetType(name), fontTypes.values.contains(type) else {
+        guard let type = ThemeAssets.type(of: name), ThemeAssets.fontTypes.values.contains(type) else {
             throw table.error(at: "font_file", "font_file must be a file name beside theme.toml ending in .woff2, .woff, .otf or .ttf")
         }
         guard family != nil else { throw table.error(at: "font_file", "font_file needs font, the family name it is used under") }
@@ -276,7 +270,7 @@ public enum ThemeLoader {
 
     private static func font(_ table: TableReader) throws(ConfigError) -> String? {
         guard let font = try table.string("font") else { return nil }
-        guard isPlain(font, also: UInt8(ascii: " ")), !font.isEmpty, font.count <= 64 else {
+        guard ThemeAssets.isPlain(font, also: UInt8(ascii: " ")), !font.isEmpty, font.count <= 64 else {
             throw table.error(at: "font", "font must be a font family name of letters, digits, spaces, - and _")
         }
         return font
@@ -284,21 +278,21 @@ public enum ThemeLoader {
 
     private static func appStep(_ table: TableReader) throws(ConfigError) -> String? {
         guard let step = try table.string("app_step") else { return nil }
-        guard !step.isEmpty, step.utf8.count <= 256, !step.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+        guard !step.isEmpty, step.utf8.count <= 256, !step.unicodeScalars.contains(where: isControl) else {
             throw table.error(at: "app_step", "app_step must be a step id: 1 to 256 bytes, no control characters")
         }
         return step
     }
 
-    private static func color(_ table: TableReader, _ key: String) throws(ConfigError) -> String? {
+    private static func color(_ table: TableReader, _ key: String) throws(ConfigError) -> ThemeColor? {
         guard let text = try table.string(key) else { return nil }
-        guard isColor(text) else {
+        guard let color = ThemeColor(css: text) else {
             throw table.error(
                 at: key,
                 "\(table.keyPrefix)\(key)\(table.suffix) must be a color: #RGB, #RGBA, #RRGGBB, #RRGGBBAA, rgb(R, G, B), rgba(R, G, B, A) or transparent, not \"\(text)\""
             )
         }
-        return text
+        return color
     }
 
     private static func url(_ table: TableReader, _ key: String) throws(ConfigError) -> String? {
@@ -322,124 +316,10 @@ public enum ThemeLoader {
         if theme.appearance != .dark { palettes.append(("[colors.light]", theme.light)) }
         if theme.appearance != .light { palettes.append(("[colors.dark]", theme.dark)) }
         return palettes.compactMap { name, palette in
-            guard let ratio = contrast(palette.error, on: palette.background), ratio < minimumErrorContrast else { return nil }
+            guard let ratio = palette.error.contrast(on: palette.background), ratio < minimumErrorContrast else { return nil }
             let shown = (ratio * 10).rounded(.down) / 10
             return "error \(palette.error) in \(name) has a contrast of \(shown):1 on the background \(palette.background); "
                 + "the error's title needs \(Int(minimumErrorContrast)):1 (WCAG 1.4.3, large text)"
         }
-    }
-
-    /// WCAG 2.1's contrast ratio of `foreground` drawn on `background` (a translucent foreground
-    /// composited over it); nil when either is not an opaque-enough color of the theme grammar.
-    public static func contrast(_ foreground: String, on background: String) -> Double? {
-        guard let back = rgba(background), back.alpha == 1, let front = rgba(foreground) else { return nil }
-        func mix(_ f: Double, _ b: Double) -> Double { f * front.alpha + b * (1 - front.alpha) }
-        let composed = (mix(front.r, back.r), mix(front.g, back.g), mix(front.b, back.b))
-        func luminance(_ c: (Double, Double, Double)) -> Double {
-            func linear(_ v: Double) -> Double {
-                let s = v / 255
-                return s <= 0.04045 ? s / 12.92 : pow((s + 0.055) / 1.055, 2.4)
-            }
-            return 0.2126 * linear(c.0) + 0.7152 * linear(c.1) + 0.0722 * linear(c.2)
-        }
-        let a = luminance(composed), b = luminance((back.r, back.g, back.b))
-        return (max(a, b) + 0.05) / (min(a, b) + 0.05)
-    }
-
-    /// A theme color as red, green, blue (0–255) and alpha (0–1); nil for `transparent` (and for
-    /// what is not a color of the grammar). Renderers that draw themselves (SplashDraw) read
-    /// colors with it.
-    public static func rgba(_ text: String) -> (r: Double, g: Double, b: Double, alpha: Double)? {
-        guard isColor(text), text != "transparent" else { return nil }
-        if text.hasPrefix("#") {
-            let digits = Array(text.dropFirst())
-            let wide = digits.count >= 6
-            let width = wide ? 2 : 1
-            var values: [Double] = []
-            for index in stride(from: 0, to: digits.count, by: width) {
-                let part = String(digits[index..<(index + width)])
-                guard let value = Int(wide ? part : part + part, radix: 16) else { return nil }
-                values.append(Double(value))
-            }
-            return (values[0], values[1], values[2], values.count == 4 ? values[3] / 255 : 1)
-        }
-        let inner = text.drop { $0 != "(" }.dropFirst().dropLast()
-        let parts = inner.split(separator: ",").map { $0.trimmingSpaces }
-        func channel(_ part: Substring, scale: Double) -> Double? {
-            if part.hasSuffix("%") { return Double(part.dropLast()).map { $0 / 100 * scale } }
-            return Double(part)
-        }
-        guard parts.count >= 3, let r = channel(parts[0], scale: 255), let g = channel(parts[1], scale: 255),
-            let b = channel(parts[2], scale: 255)
-        else { return nil }
-        let alpha = parts.count == 4 ? channel(parts[3], scale: 1) : 1
-        return (min(r, 255), min(g, 255), min(b, 255), min(max(alpha ?? 1, 0), 1))
-    }
-
-    /// Whether `text` is a CSS color of the grammar themes may use.
-    public static func isColor(_ text: String) -> Bool {
-        if text == "transparent" { return true }
-        let bytes = Array(text.utf8)
-        if bytes.first == UInt8(ascii: "#") {
-            let digits = bytes.dropFirst()
-            return [3, 4, 6, 8].contains(digits.count) && digits.allSatisfy(isHexDigit)
-        }
-        for (prefix, count) in [("rgb(", 3), ("rgba(", 4)] where text.hasPrefix(prefix) && text.hasSuffix(")") {
-            let inner = text.dropFirst(prefix.count).dropLast()
-            let parts = inner.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
-            // CSS's legacy rgb(): the three channels all percentages or all numbers; the alpha
-            // either (tested against Chromium's CSS.supports: Tests/browser/css_colors.tsv).
-            let percents = parts.prefix(3).filter { $0.hasSuffix("%") }.count
-            return parts.count == count && parts.allSatisfy(isNumber) && (percents == 0 || percents == 3)
-        }
-        return false
-    }
-
-    /// The content type a theme file is served as, from its name; nil for a name that is not a
-    /// plain file name with a known extension.
-    public static func assetType(_ name: String) -> String? {
-        // Letters, digits, `.`, `-` and `_` only: a name goes into a URL, an HTML attribute and CSS.
-        guard !name.isEmpty, !name.hasPrefix("."), name.utf8.count <= 255, isPlain(name, also: UInt8(ascii: ".")) else { return nil }
-        guard let dot = name.lastIndex(of: ".") else { return nil }
-        let ext = name[name.index(after: dot)...].lowercased()
-        return imageTypes[ext] ?? fontTypes[ext]
-    }
-
-    /// Font files a theme may ship beside its logo (referenced from nowhere but served).
-    public static let fontTypes: [String: String] = ["woff2": "font/woff2", "woff": "font/woff", "otf": "font/otf", "ttf": "font/ttf"]
-
-    /// Letters, digits, `-`, `_` and `also` only.
-    private static func isPlain(_ text: String, also: UInt8) -> Bool {
-        text.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "_"), also:
-                true
-            default: false
-            }
-        }
-    }
-
-    /// `12`, `0.8`, `.5`, `50%`: digits with at most one point and a digit after it (CSS has
-    /// no `5.`), then an optional `%`.
-    private static func isNumber(_ text: Substring) -> Bool {
-        var bytes = Array(text.utf8)
-        if bytes.last == UInt8(ascii: "%") { bytes.removeLast() }
-        let digits = bytes.filter { $0 >= 0x30 && $0 <= 0x39 }.count
-        let points = bytes.filter { $0 == UInt8(ascii: ".") }.count
-        return digits > 0 && digits <= 6 && points <= 1 && digits + points == bytes.count && bytes.last != UInt8(ascii: ".")
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)
-    }
-}
-
-extension Substring {
-    fileprivate var trimmingSpaces: Substring {
-        var slice = self
-        while slice.first == " " { slice = slice.dropFirst() }
-        while slice.last == " " { slice = slice.dropLast() }
-        return slice
     }
 }

@@ -562,11 +562,11 @@ extension SplashPainterTests {
         #expect(bar.width == 240 && bar.height == 6 && bar.y == title.maxY + 16)
         #expect(message.y == bar.maxY + 12 && warning.y == message.maxY + 16)
         for rect in [title, message, warning] { #expect(count(image, rect, differingFrom: Self.teal) > 50) }
-        let fill = try #require(ThemeLoader.rgba(painter.palette.indicator))
+        let fill = try #require(painter.palette.indicator.rgba)
         let filled = image.pixel(x: Int(bar.x + bar.width / 4), y: Int(bar.midY))
         let empty = image.pixel(x: Int(bar.x + bar.width * 3 / 4), y: Int(bar.midY))
-        #expect(near(filled, (UInt8(fill.r), UInt8(fill.g), UInt8(fill.b)), 3), "the bar's first half is filled")
-        #expect(!near(empty, (UInt8(fill.r), UInt8(fill.g), UInt8(fill.b)), 40), "its second half is not")
+        #expect(near(filled, (UInt8(fill.red), UInt8(fill.green), UInt8(fill.blue)), 3), "the bar's first half is filled")
+        #expect(!near(empty, (UInt8(fill.red), UInt8(fill.green), UInt8(fill.blue)), 40), "its second half is not")
     }
 
     @Test func aFailedUpdateShowsTheErrorIconAndTheShutdownViewItsWordsAlone() throws {

@@ -16,15 +16,15 @@ import TestSupport
             try #require(fields.count == 2, "\(line)")
             let color = String(fields[0]), supported = fields[1] == "1"
             rows += 1
-            if ThemeLoader.isColor(color) {
+            if ThemeColor.isColor(color) {
                 #expect(supported, "the loader accepts \(color), which CSS does not")
-                #expect(ThemeLoader.rgba(color) != nil || color == "transparent", "\(color) has channels")
+                #expect(ThemeColor(css: color)?.rgba != nil || color == "transparent", "\(color) has channels")
             }
         }
         #expect(rows > 30)
         // The forms the loader is for: each one accepted.
         for color in ["#abc", "#aabbccdd", "rgb(1, 2, 3)", "rgb(.5, 0, 0)", "rgb(100%, 0%, 0%)", "rgba(1, 2, 3, 50%)", "transparent"] {
-            #expect(ThemeLoader.isColor(color), "\(color)")
+            #expect(ThemeColor.isColor(color), "\(color)")
         }
     }
 }

@@ -188,9 +188,9 @@ import SplashTheme
         let pink = try load("name = \"A\"\nappearance = \"light\"\n[colors.light]\nbackground = \"#0D7377\"\nerror = \"#FFC2C2\"\n").get()
         #expect(ThemeLoader.warnings(for: pink).isEmpty)
         #expect(ThemeLoader.warnings(for: try load("name = \"A\"\n").get()).isEmpty)
-        #expect(ThemeLoader.contrast("#FFFFFF", on: "#000000").map { ($0 * 10).rounded() } == 210)
-        #expect(ThemeLoader.contrast("rgba(255, 255, 255, 0)", on: "#000000") == 1)
-        #expect(ThemeLoader.contrast("#FFF", on: "transparent") == nil)
+        #expect(ThemeColor("#FFFFFF").contrast(on: "#000000").map { ($0 * 10).rounded() } == 210)
+        #expect(ThemeColor("rgba(255, 255, 255, 0)").contrast(on: "#000000") == 1)
+        #expect(ThemeColor("#FFF").contrast(on: .transparent) == nil)
     }
 
     @Test func aThemeMayGiveItsOwnWordsToAnErrorCode() throws {
@@ -262,14 +262,15 @@ import SplashTheme
         ("rgba(1,2,3)", false), ("rgb(1,2,3,0.5)", false), ("rgb(1..2,3,4)", false), ("#0D7", true), ("#0D77", true),
     ])
     func colorGrammar(text: String, valid: Bool) {
-        #expect(ThemeLoader.isColor(text) == valid)
+        #expect(ThemeColor.isColor(text) == valid)
+        #expect((ThemeColor(css: text) != nil) == valid)
     }
 
     @Test func assetNamesArePlainFileNames() {
-        #expect(ThemeLoader.assetType("logo.svg") == "image/svg+xml")
-        #expect(ThemeLoader.assetType("Inter.woff2") == "font/woff2")
+        #expect(ThemeAssets.type(of: "logo.svg") == "image/svg+xml")
+        #expect(ThemeAssets.type(of: "Inter.woff2") == "font/woff2")
         for name in ["../x.svg", "a/b.png", ".hidden.png", "theme.toml", "x.html", "a b.svg", "x\".svg", "x).woff2", "é.png"] {
-            #expect(ThemeLoader.assetType(name) == nil, "\(name)")
+            #expect(ThemeAssets.type(of: name) == nil, "\(name)")
         }
     }
 }
