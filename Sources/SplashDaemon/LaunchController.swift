@@ -89,15 +89,9 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     let commands: ClientCommands
     /// The app's life after `finished` (design §14), when `[app]` is set.
     var app: AppLife?
-    /// The background check of a `resume`, while it runs: a machine of its own whose states are
-    /// never published (see docs/architecture.md, "Resume").
-    var check: LaunchMachine?
-    /// Resume checks so far, for their ids (`resume-1`, …).
-    var checks = 0
-    /// Which resumes are logged in full.
-    var resumeLog = ResumeLogLimit()
-    /// Whether the running check's records are logged (`resumeLog`).
-    var checkLogged = true
+    /// The background check of a `resume`: a machine of its own whose states are never
+    /// published (see docs/architecture.md, "Resume"), and which resumes are logged.
+    var resumeCheck = ResumeCheck()
     /// Attempts of the background check in flight, by token.
     var checking: [UInt64: Task<Void, Never>] = [:]
     /// The app watch's verdict from the turn's actions, carried out at the end of the turn.
@@ -439,7 +433,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
 
     /// Arms the timer for the machine's next deadline or a held state, whichever is first.
     func reschedule() {
-        let deadline = [machine.nextDeadline, pacer.heldUntil, app?.watch.nextDeadline, check?.nextDeadline, modes.nextDeadline]
+        let deadline = [machine.nextDeadline, pacer.heldUntil, app?.watch.nextDeadline, resumeCheck.nextDeadline, modes.nextDeadline]
             .compactMap(\.self).min()
         let continuation = self.continuation
         timer.arm(for: deadline) { continuation.yield(.timer($0)) }
