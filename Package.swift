@@ -70,13 +70,14 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // systemd integration: journald LogHandler (the journal's native protocol) and the
-        // sd_notify protocol, spoken directly: libsystemd cost 1.3 ms of every start and 1.2 MB
-        // of resident memory for the seven libraries it loads (docs/benchmarks.md).
         // memfd_create and its seals, which Swift's Glibc module does not declare.
         .target(name: "CLinuxShims"),
+        // What a process of splashd's writes to systemd: its log (a swift-log handler for the
+        // journal's native protocol, or stderr) and sd_notify, spoken directly: libsystemd cost
+        // 1.3 ms of every start and 1.2 MB of resident memory for the seven libraries it loads
+        // (docs/benchmarks.md). SplashJournalReader is the other way.
         .target(
-            name: "SplashSystemd",
+            name: "SplashJournalWriter",
             dependencies: [
                 "CLinuxShims", "SplashCore",
                 .product(name: "Logging", package: "swift-log"),
@@ -91,7 +92,7 @@ let package = Package(
         // sd-journal for `splashctl logs`, which is the same executable as the daemon.
         .target(name: "CLibsystemd", linkerSettings: [.linkedLibrary("dl")]),
         // Reading a launch's journal records (sd-journal) and formatting them: `splashctl logs`.
-        .target(name: "SplashJournal", dependencies: ["CLibsystemd", "SplashCore"], swiftSettings: strict),
+        .target(name: "SplashJournalReader", dependencies: ["CLibsystemd", "SplashCore"], swiftSettings: strict),
         // The native renderer's drawing (design §13): Debian's C libraries made for the job. cairo
         // draws (and reads PNG logos), pango lays out and draws the theme's texts in its font
         // (HarfBuzz, FreeType, fontconfig beneath), librsvg draws SVG logos (loaded with dlopen in the
@@ -130,7 +131,7 @@ let package = Package(
         .target(
             name: "SplashDaemon",
             dependencies: [
-                "CLinuxShims", "CLibsystemd", "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashSystemd",
+                "CLinuxShims", "CLibsystemd", "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashJournalWriter",
                 "SplashLines", "SplashSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -160,7 +161,7 @@ let package = Package(
         .executableTarget(
             name: "splashd-web",
             dependencies: [
-                "SplashWeb", "SplashCore", "SplashSupport", "SplashSystemd", "SplashTheme",
+                "SplashWeb", "SplashCore", "SplashSupport", "SplashJournalWriter", "SplashTheme",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -180,7 +181,7 @@ let package = Package(
         .executableTarget(
             name: "splashd-otel",
             dependencies: [
-                "SplashTelemetry", "SplashClient", "SplashCore", "SplashSupport", "SplashSystemd",
+                "SplashTelemetry", "SplashClient", "SplashCore", "SplashSupport", "SplashJournalWriter",
                 .product(name: "OTel", package: "swift-otel"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -200,7 +201,7 @@ let package = Package(
         .executableTarget(
             name: "splashd",
             dependencies: [
-                "SplashDaemon", "SplashConfig", "SplashSupport", "SplashSystemd", "SplashCtl",
+                "SplashDaemon", "SplashConfig", "SplashSupport", "SplashJournalWriter", "SplashctlCommands",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -208,9 +209,9 @@ let package = Package(
         // splashctl's commands, as a library: the `splashd` executable is `splashctl` too when
         // called by that name (one binary for both: docs/benchmarks.md, "Package sizes").
         .target(
-            name: "SplashCtl",
+            name: "SplashctlCommands",
             dependencies: [
-                "CLinuxShims", "SplashClient", "SplashCore", "SplashJournal", "SplashSupport",
+                "CLinuxShims", "SplashClient", "SplashCore", "SplashJournalReader", "SplashSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // `screenshot --web` asks splashd-web over HTTP (already in the splashd binary).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -218,7 +219,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .executableTarget(name: "splashctl", dependencies: ["SplashCtl"], swiftSettings: strict),
+        .executableTarget(name: "splashctl", dependencies: ["SplashctlCommands"], swiftSettings: strict),
         // Every outside input as a fuzz target: bytes in, the daemon's own decoders, properties checked.
         .target(
             name: "SplashFuzz",
@@ -248,7 +249,7 @@ let package = Package(
         .executableTarget(
             name: "splashd-kms",
             dependencies: [
-                "SplashKMS", "SplashDraw", "SplashClient", "SplashCore", "SplashSupport", "SplashSystemd", "SplashTheme", "CLinuxShims",
+                "SplashKMS", "SplashDraw", "SplashClient", "SplashCore", "SplashSupport", "SplashJournalWriter", "SplashTheme", "CLinuxShims",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -294,7 +295,7 @@ let package = Package(
             dependencies: ["SplashLines", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: strict
         ),
-        .testTarget(name: "SplashSystemdTests", dependencies: ["SplashSystemd", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SplashJournalWriterTests", dependencies: ["SplashJournalWriter", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "SplashBuiltinsTests",
             dependencies: [
@@ -307,7 +308,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "SplashJournalTests", dependencies: ["SplashJournal", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SplashJournalReaderTests", dependencies: ["SplashJournalReader", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SplashFuzzTests", dependencies: ["SplashFuzz", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "SplashWebTests",

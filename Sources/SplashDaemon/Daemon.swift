@@ -12,7 +12,7 @@ import ServiceLifecycle
 public import SplashConfig
 import SplashCore
 public import SplashPlugins
-import SplashSystemd
+import SplashJournalWriter
 import UnixSignals
 
 extension SignalBoard: SignalCompleting {}

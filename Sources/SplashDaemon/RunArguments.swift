@@ -1,4 +1,4 @@
-public import SplashSystemd
+public import SplashJournalWriter
 
 /// The command line of `splashd run` in the forms systemd units and scripts use, read without
 /// swift-argument-parser.

@@ -6,7 +6,7 @@ import SplashCore
 import SplashDraw
 import SplashKMS
 import SplashSupport
-import SplashSystemd
+import SplashJournalWriter
 import SplashTheme
 
 extension SplashdKMSCommand {

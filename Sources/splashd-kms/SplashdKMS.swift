@@ -6,7 +6,7 @@ import SplashCore
 import SplashDraw
 import SplashKMS
 import SplashSupport
-import SplashSystemd
+import SplashJournalWriter
 import SplashTheme
 
 /// `splashd-kms`: the native renderer (design §13): the theme drawn on every connected output

@@ -6,7 +6,7 @@ import Foundation
 import Logging
 import SplashClient
 import SplashCore
-import SplashSystemd
+import SplashJournalWriter
 import SplashTelemetry
 import UnixSignals
 import SplashSupport

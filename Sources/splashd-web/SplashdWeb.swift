@@ -6,7 +6,7 @@ import Logging
 import NIOPosix
 import SplashCore
 import SplashSupport
-import SplashSystemd
+import SplashJournalWriter
 import SplashTheme
 import SplashWeb
 import UnixSignals

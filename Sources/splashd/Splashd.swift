@@ -5,9 +5,9 @@ public import ArgumentParser
 import Logging
 import SplashConfig
 import SplashCore
-import SplashCtl
+import SplashctlCommands
 import SplashDaemon
-import SplashSystemd
+import SplashJournalWriter
 import SplashSupport
 
 /// The entry point: `splashctl` when called by that name (the package's `splashctl` is a link to

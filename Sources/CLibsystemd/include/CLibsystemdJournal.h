@@ -1,6 +1,6 @@
 #ifndef SPLASHD_CLIBSYSTEMDJOURNAL_H
 #define SPLASHD_CLIBSYSTEMDJOURNAL_H
-// libsystemd's journal reader (sd-journal), for `splashctl logs` (the SplashJournal target).
+// libsystemd's journal reader (sd-journal), for `splashctl logs` (the SplashJournalReader target).
 //
 // libsystemd is loaded with dlopen at the first call, so the one executable that is both the
 // daemon and splashctl (docs/packaging.md) does not load it at start: the daemon speaks the

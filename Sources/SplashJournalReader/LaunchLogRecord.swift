@@ -2,7 +2,7 @@ public import SplashCore
 
 /// One journal record of a launch, with the fields `splashctl logs` shows.
 ///
-/// splashd writes these fields itself (`JournalRecord` in SplashSystemd): every record of a
+/// splashd writes these fields itself (`JournalRecord` in SplashJournalWriter): every record of a
 /// launch has `SPLASHD_LAUNCH`; step records add `SPLASHD_STEP` and `SPLASHD_ATTEMPT`; key
 /// events add a `MESSAGE_ID` (``LaunchLogEvent``), `SPLASHD_PHASE` and `SPLASHD_DURATION_MS`.
 /// Values are kept as the journal holds them; escaping is the formatters' job

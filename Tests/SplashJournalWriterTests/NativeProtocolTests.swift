@@ -1,5 +1,5 @@
 import Foundation
-@testable import SplashSystemd
+@testable import SplashJournalWriter
 import Testing
 import TestSupport
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CLinuxShims
 import Glibc
-import SplashJournal
+import SplashJournalReader
 
 /// `splashctl logs [LAUNCH|last] [--follow] [--json] [--directory DIR]`: a launch's journal
 /// records, read through sd-journal (the daemon is not asked).

@@ -1,5 +1,5 @@
 import Glibc
-import SplashJournal
+import SplashJournalReader
 import Testing
 
 /// The messages and exit statuses of `splashctl logs` failures.

@@ -1,4 +1,4 @@
-import SplashSystemd
+import SplashJournalWriter
 import Testing
 
 /// Metadata keys become journal field names journald keeps.

@@ -1,5 +1,5 @@
 import SplashCore
-import SplashJournal
+import SplashJournalReader
 import Testing
 
 /// Records from journal fields, and the event column, without a journal.

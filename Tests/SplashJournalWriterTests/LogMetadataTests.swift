@@ -1,5 +1,5 @@
 import Logging
-import SplashSystemd
+import SplashJournalWriter
 import Testing
 
 @Suite struct LogMetadataTests {

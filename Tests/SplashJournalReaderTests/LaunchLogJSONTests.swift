@@ -1,6 +1,6 @@
 import Foundation
 import SplashCore
-import SplashJournal
+import SplashJournalReader
 import Testing
 
 /// `splashctl logs --json` lines, without a journal.

@@ -1,5 +1,5 @@
 import Foundation
-import SplashSystemd
+import SplashJournalWriter
 import Testing
 import TestSupport
 

@@ -1,6 +1,6 @@
 import Logging
 import SplashCore
-import SplashSystemd
+import SplashJournalWriter
 import Testing
 
 /// The fields of one record, built without a journal.

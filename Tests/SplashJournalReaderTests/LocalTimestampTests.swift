@@ -1,4 +1,4 @@
-import SplashJournal
+import SplashJournalReader
 import Testing
 
 /// Table timestamps, like journalctl's short-precise with milliseconds.

@@ -5,7 +5,7 @@ import Foundation
 #endif
 import Logging
 import SplashCore
-import SplashSystemd
+import SplashJournalWriter
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -60,7 +60,7 @@ import Glibc
         let object = try #require(try JSONDecoder().decode(JSONValue.self, from: Data(line.utf8)).objectValue)
         #expect(object["level"] == "info")
         #expect(object["message"] == "step display succeeded")
-        #expect(object["source"] == "SplashSystemdTests")
+        #expect(object["source"] == "SplashJournalWriterTests")
         #expect(object["file"]?.stringValue?.hasSuffix("StderrLogHandlerTests.swift") == true)
         #expect(object["line"]?.numberValue != nil)
         for (key, value) in ["both": "provider", "e": "event", "h": "handler", "p": "provider", "shared": "event"] {

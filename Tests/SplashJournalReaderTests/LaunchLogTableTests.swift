@@ -1,5 +1,5 @@
 import SplashCore
-import SplashJournal
+import SplashJournalReader
 import Testing
 
 /// The table's rows and their escaping, without a journal.
