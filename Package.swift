@@ -93,6 +93,9 @@ let package = Package(
         .target(name: "CLibsystemd", linkerSettings: [.linkedLibrary("dl")]),
         // Reading a launch's journal records (sd-journal) and formatting them: `splashctl logs`.
         .target(name: "SplashJournalReader", dependencies: ["CLibsystemd", "SplashCore"], swiftSettings: strict),
+        // The operators' reports of the history, pure: blame, critical-chain, the SVG plot, the
+        // graph as DOT, history's lines (the daemon answers them; splashctl prints them).
+        .target(name: "SplashReports", dependencies: ["SplashCore"], swiftSettings: strict),
         // The native renderer's drawing (design §13): Debian's C libraries made for the job. cairo
         // draws (and reads PNG logos), pango lays out and draws the theme's texts in its font
         // (HarfBuzz, FreeType, fontconfig beneath), librsvg draws SVG logos (loaded with dlopen in the
@@ -131,7 +134,7 @@ let package = Package(
         .target(
             name: "SplashDaemon",
             dependencies: [
-                "CLinuxShims", "CLibsystemd", "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashJournalWriter",
+                "CLinuxShims", "CLibsystemd", "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashJournalWriter", "SplashReports",
                 "SplashLines", "SplashSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -270,7 +273,7 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),
-        .testTarget(name: "SplashCoreTests", dependencies: ["SplashCore", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SplashCoreTests", dependencies: ["SplashCore", "SplashReports", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SplashSupportTests", dependencies: ["SplashSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SplashConfigTests", dependencies: ["SplashConfig", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SplashThemeTests", dependencies: ["SplashTheme", "SplashConfig", "TestSupport"], swiftSettings: strict),

@@ -1,4 +1,5 @@
 public import SplashCore
+import SplashReports
 
 /// The answer to a read-only report command: `data` for programs, `text` for terminals.
 public typealias ReportAnswer = (data: JSONValue, text: String?)

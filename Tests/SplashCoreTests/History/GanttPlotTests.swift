@@ -1,5 +1,6 @@
 import Foundation
 import SplashCore
+import SplashReports
 import Testing
 
 #if canImport(FoundationXML)

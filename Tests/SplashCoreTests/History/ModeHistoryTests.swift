@@ -1,4 +1,5 @@
 import SplashCore
+import SplashReports
 import Testing
 
 /// The modes beside a launch in its record: marked in order, kept in the history file, read back

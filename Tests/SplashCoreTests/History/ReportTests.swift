@@ -1,4 +1,5 @@
 import SplashCore
+import SplashReports
 import Testing
 
 /// `blame`, `critical-chain` and `history` on simulated launches.

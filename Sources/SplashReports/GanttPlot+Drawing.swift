@@ -1,3 +1,5 @@
+import SplashCore
+
 /// The time axis: a round step giving at most ten ticks.
 struct TimeAxis {
     let stepMs: Int64

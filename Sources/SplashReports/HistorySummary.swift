@@ -1,3 +1,5 @@
+public import SplashCore
+
 /// `history`: the last launches, one line each.
 public enum HistorySummary {
     /// One launch in brief.

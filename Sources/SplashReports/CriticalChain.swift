@@ -1,3 +1,5 @@
+public import SplashCore
+
 /// `critical-chain`: the steps that decided when the splash could be dismissed.
 ///
 /// Like `systemd-analyze critical-chain`: start at the dismissing instant and take the step that

@@ -1,3 +1,5 @@
+public import SplashCore
+
 /// `plot`: an SVG Gantt chart of one launch — the picture an operator attaches to a bug report.
 ///
 /// A row per step (configured order) with a bar per attempt coloured by its outcome (succeeded

@@ -1,3 +1,5 @@
+public import SplashCore
+
 /// `graph`: the configured step graph as Graphviz DOT (`splashctl graph | dot -Tsvg`).
 public enum GraphExport {
     /// A `digraph` with a node per step (critical ones bold with a double border; the label holds

@@ -1,3 +1,5 @@
+public import SplashCore
+
 /// `blame`: the steps of a launch, slowest first, like `systemd-analyze blame`.
 public enum Blame {
     /// One step's cost in a launch.

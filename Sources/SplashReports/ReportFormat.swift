@@ -1,3 +1,5 @@
+import SplashCore
+
 /// Text helpers shared by the history reports: durations, instants, wall-clock dates, escaping.
 enum ReportFormat {
     /// A duration the way `systemd-analyze` prints it: `523ms`, `1.204s`, `2min 3.100s`.
