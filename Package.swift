@@ -16,7 +16,7 @@ let package = Package(
         .executable(name: "splashctl", targets: ["splashctl"]),
         .executable(name: "splashd-web", targets: ["splashd-web"]),
         .executable(name: "splashd-otel", targets: ["splashd-otel"]),
-        .library(name: "SplashCore", targets: ["SplashCore"]),
+        .library(name: "SplashCore", targets: ["SplashCore", "SplashJSON"]),
         .library(name: "SplashClient", targets: ["SplashClient"]),
         // The fuzz targets, for the libFuzzer executables of the package in Fuzz/.
         .library(name: "SplashFuzz", targets: ["SplashFuzz"]),
@@ -44,8 +44,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
+        // JSON as the protocol and the records use it: a value, its writer, Codable to and from
+        // it, UTC timestamps. (Parsing, bounded, is the protocol's: SplashCore's WireObject.)
+        .target(name: "SplashJSON", swiftSettings: strict),
         // Pure core: graph, phase machine, protocol types. No sockets, files or processes.
-        .target(name: "SplashCore", swiftSettings: strict),
+        .target(name: "SplashCore", dependencies: ["SplashJSON"], swiftSettings: strict),
         // What every program needs and no domain owns: the one bounded file reader, crash-safe
         // file replacement (AtomicFile), the environment, unbuffered stdout/stderr.
         .target(

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Logging
 public import SplashCore
+public import SplashJSON
 public import SplashPlugins
 
 /// The `auth-refresh` built-in: is a user signed in, refreshing the session's tokens if needed.

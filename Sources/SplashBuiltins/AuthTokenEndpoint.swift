@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import SplashCore
+import SplashJSON
 
 /// The OAuth 2.0 token endpoint, asked for a refresh-token grant (RFC 6749 §6).
 ///

@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 import SplashCore
+import SplashJSON
 import SplashPlugins
 import SplashSupport
 

@@ -2,7 +2,8 @@
 import Glibc
 #endif
 import Logging
-public import SplashCore
+import SplashCore
+public import SplashJSON
 public import SplashPlugins
 import SplashSupport
 

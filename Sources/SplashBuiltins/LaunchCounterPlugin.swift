@@ -1,4 +1,5 @@
-public import SplashCore
+import SplashCore
+public import SplashJSON
 public import SplashPlugins
 import Logging
 

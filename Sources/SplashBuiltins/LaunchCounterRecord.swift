@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import SplashCore
+import SplashJSON
 
 /// What the launch counter keeps on disk, in one small JSON file written atomically.
 ///

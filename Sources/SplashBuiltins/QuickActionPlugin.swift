@@ -1,5 +1,6 @@
 import Logging
-public import SplashCore
+import SplashCore
+public import SplashJSON
 public import SplashPlugins
 
 /// The `quick-action` built-in: the pending quick action or deep link for this launch.

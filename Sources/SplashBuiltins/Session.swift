@@ -1,4 +1,5 @@
-public import SplashCore
+import SplashCore
+public import SplashJSON
 
 /// A signed-in user's OAuth 2.0 tokens, as stored in the session file.
 ///

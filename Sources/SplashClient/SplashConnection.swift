@@ -1,4 +1,5 @@
 public import SplashCore
+import SplashJSON
 
 /// A blocking client connection to splashd's Unix socket.
 ///

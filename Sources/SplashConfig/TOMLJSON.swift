@@ -1,4 +1,5 @@
 import SplashCore
+import SplashJSON
 
 /// Conversion of TOML values to `JSONValue`, for step options handed to plugins as-is.
 enum TOMLJSON {

@@ -1,4 +1,5 @@
 import SplashCore
+import SplashJSON
 
 /// A TOML document as toml-test's tagged JSON (https://github.com/toml-lang/toml-test), what
 /// `toml-test-decoder` prints: the decoder interface of the conformance suite.

@@ -1,5 +1,6 @@
 import Logging
-public import SplashCore
+import SplashCore
+public import SplashJSON
 public import SplashPlugins
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import Logging
 public import NIOCore
 import SplashBuiltins
 import SplashCore
+import SplashJSON
 public import SplashPlugins
 
 /// The built-in bootstrap plugins and what the daemon shares with them: the device's state

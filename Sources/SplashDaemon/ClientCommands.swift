@@ -1,6 +1,7 @@
 import Logging
 import SplashBuiltins
 import SplashCore
+import SplashJSON
 import SplashPlugins
 
 /// The client commands that do not move the phase — `complete`, `action` / `open`, `sign-in` /

@@ -2,6 +2,7 @@ import SplashLines
 import Logging
 import NIOCore
 import SplashCore
+import SplashJSON
 
 /// Serves one client connection: hello, request/reply, subscriptions.
 ///

@@ -3,6 +3,7 @@ public import Glibc
 #endif
 public import Logging
 public import SplashCore
+import SplashJSON
 import SplashBuiltins
 import SplashPlugins
 

@@ -1,4 +1,5 @@
-public import SplashCore
+import SplashCore
+public import SplashJSON
 import SplashReports
 
 /// The answer to a read-only report command: `data` for programs, `text` for terminals.

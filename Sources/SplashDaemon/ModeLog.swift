@@ -1,5 +1,6 @@
 public import Logging
 public import SplashCore
+import SplashJSON
 
 /// Turns the mode machine's events into log records: each key event with its `MESSAGE_ID`
 /// (`LaunchLogEvent`); the log handlers escape what an updater wrote (`LogEscaping`).

@@ -1,5 +1,6 @@
 import SplashConfig
 import SplashCore
+import SplashJSON
 
 /// Configuration files and plugin manifests: any document gets an answer (a config or located
 /// errors), never a trap.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import SplashBuiltins
 import SplashCore
+import SplashJSON
 import SplashPlugins
 
 /// The files splashd and its built-ins keep in the state directory, as a power cut or a hostile

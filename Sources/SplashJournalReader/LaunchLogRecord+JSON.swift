@@ -1,4 +1,5 @@
 import SplashCore
+import SplashJSON
 
 extension LaunchLogRecord {
     /// The record as one line of JSON (without a newline), for `splashctl logs --json`.

@@ -1,4 +1,5 @@
 import SplashCore
+import SplashJSON
 
 /// The `splashctl logs` table: a header and one row per record, aligned.
 ///

@@ -1,5 +1,6 @@
 public import Logging
 import SplashCore
+import SplashJSON
 
 /// Builds the journal fields of one log record; pure, so it is testable without a journal.
 ///

@@ -1,5 +1,6 @@
 public import Logging
 import SplashCore
+import SplashJSON
 import Synchronization
 
 /// A swift-log backend that sends every record to the systemd journal with structured fields.

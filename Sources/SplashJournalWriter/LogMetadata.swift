@@ -1,5 +1,6 @@
 public import Logging
 import SplashCore
+import SplashJSON
 
 /// One record's metadata as the daemon's log handlers write it (`JournaldLogHandler`, and
 /// `StderrLogHandler` in SplashDaemon).

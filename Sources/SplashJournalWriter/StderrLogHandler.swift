@@ -3,6 +3,7 @@ import Glibc
 #endif
 public import Logging
 import SplashCore
+import SplashJSON
 import SystemPackage
 
 /// Writes one line per record to stderr, as text or as JSON.

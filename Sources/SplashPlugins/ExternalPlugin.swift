@@ -1,5 +1,6 @@
 import Logging
 public import SplashCore
+public import SplashJSON
 import Subprocess
 import Synchronization
 #if canImport(System)

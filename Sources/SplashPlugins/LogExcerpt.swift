@@ -1,3 +1,4 @@
+import SplashJSON
 /// A short excerpt of text from outside the daemon — a file, a server's reply, a plugin's
 /// output — for a log line: at most `limit` characters, then `…`.
 ///

@@ -1,4 +1,5 @@
 import SplashCore
+import SplashJSON
 
 /// The variables an external plugin gets on top of the daemon's environment.
 ///

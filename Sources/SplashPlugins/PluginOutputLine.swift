@@ -3,7 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-package import SplashCore
+import SplashCore
+package import SplashJSON
 
 /// One line of an external plugin's standard output, classified.
 ///

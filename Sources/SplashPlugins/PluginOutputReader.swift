@@ -1,5 +1,6 @@
 import Logging
 import SplashCore
+import SplashJSON
 import Subprocess
 
 /// Reads an external plugin's stdout and stderr line by line, reporting and logging them.

@@ -1,4 +1,5 @@
-public import SplashCore
+import SplashCore
+public import SplashJSON
 
 /// The `signal` built-in: succeeds once a client sends `complete` for the step's id.
 ///

@@ -1,5 +1,6 @@
 public import Logging
 public import SplashCore
+public import SplashJSON
 
 /// The work of one kind of step: built into the daemon or an external executable.
 public protocol StepPlugin: Sendable {

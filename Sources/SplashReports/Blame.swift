@@ -1,4 +1,5 @@
 public import SplashCore
+public import SplashJSON
 
 /// `blame`: the steps of a launch, slowest first, like `systemd-analyze blame`.
 public enum Blame {

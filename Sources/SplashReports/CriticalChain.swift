@@ -1,4 +1,5 @@
 public import SplashCore
+public import SplashJSON
 
 /// `critical-chain`: the steps that decided when the splash could be dismissed.
 ///

@@ -1,4 +1,5 @@
 public import SplashCore
+public import SplashJSON
 
 /// `history`: the last launches, one line each.
 public enum HistorySummary {

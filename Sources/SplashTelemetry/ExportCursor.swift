@@ -1,4 +1,5 @@
 public import SplashCore
+import SplashJSON
 
 /// Which launches `splashd-otel` has exported: their ids, newest last, at most `capacity` of them
 /// (the daemon's history holds 20, so an id falls out of the cursor long after its launch fell out

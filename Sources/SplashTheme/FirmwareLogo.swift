@@ -1,4 +1,5 @@
 import SplashCore
+import SplashJSON
 import SplashSupport
 
 /// The logo the firmware drew at power-on, as ACPI's Boot Graphics Resource Table publishes it

@@ -1,5 +1,6 @@
 import NIOCore
 import SplashCore
+import SplashJSON
 
 /// `splashctl screenshot --web` (design §15): what the page draws, through the bridge.
 ///

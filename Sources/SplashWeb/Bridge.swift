@@ -2,6 +2,7 @@ public import Logging
 public import NIOCore
 import NIOPosix
 import SplashCore
+import SplashJSON
 import SplashLines
 
 /// The hub of `splashd-web`: one connection to splashd, any number of pages.

@@ -1,5 +1,6 @@
 import SplashConfig
 import SplashCore
+import SplashJSON
 public import SplashTheme
 
 /// The splash page as served: the page's template with the theme written into it.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import SplashClient
 import SplashCore
+import SplashJSON
 
 /// The read-only reports: `blame`, `critical-chain`, `plot`, `graph`, `history`.
 struct ReportOptions: ParsableArguments {

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Glibc
 import NIOCore
 import SplashCore
+import SplashJSON
 import SplashSupport
 
 /// `splashctl screenshot --web`: the page's own picture, asked of splashd-web's bridge with the

@@ -2,6 +2,7 @@ import Foundation
 import FoundationXML
 import SplashClient
 import SplashCore
+import SplashJSON
 import Testing
 import TestSupport
 

@@ -2,6 +2,7 @@ import TestSupport
 import Foundation
 import SplashBuiltins
 import SplashCore
+import SplashJSON
 import Testing
 
 @Suite("auth-refresh", .timeLimit(.minutes(10)))

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import SplashBuiltins
 import SplashCore
+import SplashJSON
 import SplashPlugins
 import Synchronization
 import Testing

@@ -3,6 +3,7 @@ import TestSupport
 import Foundation
 import SplashBuiltins
 import SplashCore
+import SplashJSON
 import Testing
 
 @Suite("config-fetch", .timeLimit(.minutes(10)))

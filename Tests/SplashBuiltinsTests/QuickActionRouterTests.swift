@@ -1,5 +1,6 @@
 import SplashBuiltins
 import SplashCore
+import SplashJSON
 import Testing
 
 @Suite("QuickActionRouter")

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SplashCore
+import SplashJSON
 import SplashPlugins
 import Synchronization
 import TestSupport

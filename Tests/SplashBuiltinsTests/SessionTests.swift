@@ -1,6 +1,7 @@
 import Foundation
 import SplashBuiltins
 import SplashCore
+import SplashJSON
 import Testing
 import TestSupport
 

@@ -1,4 +1,5 @@
 import SplashCore
+import SplashJSON
 
 /// Sample states for rendering and protocol tests.
 enum Fixtures {

@@ -1,5 +1,6 @@
 import SplashConfig
 import SplashCore
+import SplashJSON
 import Testing
 
 /// Valid configs and the values they produce.

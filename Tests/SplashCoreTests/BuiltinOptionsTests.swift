@@ -1,4 +1,5 @@
 import SplashCore
+import SplashJSON
 import Testing
 
 /// The built-in plugins' options, checked once for the config loader and the plugins alike.

@@ -1,5 +1,6 @@
 import Foundation
 import SplashCore
+import SplashJSON
 import Testing
 
 /// The writer behind state lines and plugin environments: strings are escaped exactly where

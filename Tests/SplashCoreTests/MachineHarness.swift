@@ -1,4 +1,5 @@
 import SplashCore
+import SplashJSON
 import Testing
 
 /// Drives a `LaunchMachine` on explicit instants (milliseconds) and remembers what it asked for.

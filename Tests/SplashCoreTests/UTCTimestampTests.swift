@@ -2,6 +2,7 @@
 import Glibc
 #endif
 @testable import SplashCore
+import SplashJSON
 import Testing
 
 @Suite struct UTCTimestampTests {

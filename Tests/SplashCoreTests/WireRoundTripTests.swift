@@ -1,4 +1,5 @@
 import SplashCore
+import SplashJSON
 import Testing
 
 /// Every wire type is written by `JSONWriter` and read back through one path

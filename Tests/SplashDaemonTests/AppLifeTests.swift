@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import SplashCore
+import SplashJSON
 import SplashDaemon
 import SplashPlugins
 import Synchronization

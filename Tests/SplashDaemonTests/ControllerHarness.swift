@@ -1,5 +1,6 @@
 import Logging
 import SplashCore
+import SplashJSON
 import SplashDaemon
 import SplashPlugins
 import Testing

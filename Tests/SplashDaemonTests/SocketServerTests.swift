@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOPosix
 import SplashCore
+import SplashJSON
 @testable import SplashDaemon
 import Testing
 import TestSupport

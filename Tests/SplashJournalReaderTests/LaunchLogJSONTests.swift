@@ -1,5 +1,6 @@
 import Foundation
 import SplashCore
+import SplashJSON
 import SplashJournalReader
 import Testing
 

@@ -1,4 +1,5 @@
 import SplashCore
+import SplashJSON
 import SplashJournalReader
 import Testing
 

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Logging
 import SplashCore
+import SplashJSON
 import SplashJournalWriter
 import Testing
 #if canImport(Glibc)

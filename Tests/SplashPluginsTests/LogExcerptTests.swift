@@ -1,5 +1,6 @@
 import SplashPlugins
 import Testing
+import SplashJSON
 
 @Suite("LogExcerpt")
 struct LogExcerptTests {

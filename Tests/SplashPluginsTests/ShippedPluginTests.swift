@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import SplashCore
+import SplashJSON
 import SplashPlugins
 import Testing
 import TestSupport

@@ -1,5 +1,6 @@
 import SplashConfig
 import SplashCore
+import SplashJSON
 import SplashWeb
 import Testing
 import SplashTheme

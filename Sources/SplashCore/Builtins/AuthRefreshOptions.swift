@@ -1,3 +1,5 @@
+public import SplashJSON
+
 /// The options of an `auth-refresh` step, checked.
 ///
 /// | option | type | default |

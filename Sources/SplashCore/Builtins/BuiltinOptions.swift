@@ -1,3 +1,5 @@
+public import SplashJSON
+
 /// The checked options of a step whose plugin is built in, one case per plugin.
 ///
 /// The config loader reads them from `[step.options]` with `init(plugin:options:)` and keeps them

@@ -1,3 +1,5 @@
+public import SplashJSON
+
 /// The checked options of one built-in plugin, read from a step's `[step.options]`.
 ///
 /// The config loader reads them when it reads the file (so `splashd check` rejects what a step

@@ -1,3 +1,5 @@
+public import SplashJSON
+
 /// The options of a `config-fetch` step, checked.
 ///
 /// | option | type | default |

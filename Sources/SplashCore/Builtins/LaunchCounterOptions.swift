@@ -1,3 +1,5 @@
+public import SplashJSON
+
 /// The options of a `launch-counter` step, checked.
 ///
 /// | option | type | default |

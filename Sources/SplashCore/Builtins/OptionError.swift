@@ -1,3 +1,5 @@
+import SplashJSON
+
 /// A bad option of a built-in plugin: which option, and what is wrong with it.
 ///
 /// `message` is complete and names the option (`option 'skew' must be a duration like "5s" or

@@ -1,3 +1,5 @@
+import SplashJSON
+
 /// Typed reading of one built-in plugin's raw options, throwing `OptionError`s that name the option.
 ///
 /// `null` counts as absent (options may come from JSON); an empty string counts as absent for

@@ -1,3 +1,5 @@
+public import SplashJSON
+
 /// The options of a `quick-action` step, checked.
 ///
 /// | option | type | default |

@@ -1,3 +1,5 @@
+public import SplashJSON
+
 /// One node of the step graph, as configured.
 public struct StepSpec: Sendable, Equatable {
     /// How often a step is tried and how long it waits between tries.

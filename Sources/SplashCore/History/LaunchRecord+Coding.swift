@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+public import SplashJSON
 
 extension LaunchRecord {
     /// Why bytes could not be read as a record.

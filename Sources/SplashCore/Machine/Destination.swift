@@ -1,3 +1,5 @@
+public import SplashJSON
+
 /// Where the app goes after the splash.
 public struct Destination: Sendable, Equatable {
     /// The first screen.

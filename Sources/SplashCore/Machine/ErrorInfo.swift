@@ -1,3 +1,5 @@
+public import SplashJSON
+
 /// What phase `error` carries: why, and what the user can do.
 public struct ErrorInfo: Sendable, Equatable {
     /// User actions offered in the error screen.

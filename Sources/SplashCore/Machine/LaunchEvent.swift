@@ -1,3 +1,5 @@
+public import SplashJSON
+
 /// Something that happened in a launch worth one log record (and, under journald, a MESSAGE_ID).
 public enum LaunchEvent: Sendable, Equatable {
     case launchStarted(launch: String, reason: LaunchReason)

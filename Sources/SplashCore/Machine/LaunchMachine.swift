@@ -1,3 +1,5 @@
+public import SplashJSON
+
 /// The launch state machine: which steps run, which phase the splash is in, and when it moves on.
 ///
 /// A value type with no I/O and no clock of its own. Its owner feeds it inputs — a step's result,

@@ -1,3 +1,5 @@
+public import SplashJSON
+
 /// What the splash is for at the moment (every state says it: `mode`).
 ///
 /// - `launch`: the app's launch, with the phases of `Phase` (the splash as it always was).

@@ -1,3 +1,5 @@
+public import SplashJSON
+
 /// A client → server line of the socket protocol (version 1).
 public struct Request: Sendable, Equatable {
     /// What the client asks for.

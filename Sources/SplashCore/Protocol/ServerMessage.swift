@@ -1,3 +1,5 @@
+public import SplashJSON
+
 /// The protocol version this build speaks.
 public let protocolVersion = 1
 

@@ -1,3 +1,5 @@
+import SplashJSON
+
 /// A state line never exceeds the protocol's bound (`SocketDefaults.maxLineBytes`): the texts a
 /// plugin or a failure puts into a state are cut, with `…`, until it fits. What is cut, in order:
 ///

@@ -1,3 +1,5 @@
+public import SplashJSON
+
 /// The `state` message: a full snapshot of the splash, sent on every change to subscribers.
 ///
 /// States are snapshots, so a client that skipped some (a lagging subscriber) loses nothing:

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+public import SplashJSON
 
 /// Why a line or value is not a message of the socket protocol.
 public struct WireError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import SplashCore
+import SplashJSON
 import Testing
 
 /// A record crosses the socket as the same model the history file keeps: encoded straight into a

@@ -1,5 +1,6 @@
 import TestSupport
 import SplashCore
+import SplashJSON
 
 /// Runs a `LaunchMachine` through a whole launch on explicit instants, with step durations and
 /// results from a plan, and records it with a `LaunchRecorder` — a launch "recorded" without

@@ -1,5 +1,6 @@
 import Logging
 import SplashCore
+import SplashJSON
 import SplashPlugins
 import TestSupport
 #if canImport(FoundationEssentials)
