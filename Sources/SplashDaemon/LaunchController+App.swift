@@ -42,85 +42,31 @@ public final class AppStartRelay: Sendable {
     }
 }
 
-/// The controller's part of the app's life.
-struct AppLife: Sendable {
-    var watch: AppWatch
-    let bus: any AppUnitBus
-    /// Where the app said it is (`route`) since the current launch began (an app reports where it
-    /// is as soon as it runs, often before the launch has finished); from `finished` on, the
-    /// launch's own route if it had one.
-    var route: String?
-    /// The screen the last finished launch sent the app to.
-    var screen: Destination.Screen?
-    /// The watch lost the bus: logged once until it is back.
-    var busLost = false
-    /// The watch is connected and has sent the unit's state since.
-    var connected = false
-    /// In a launch that recovers the app: the main process of the app it replaces (`MainPID` as
-    /// systemd last said), whose `complete`s no longer count.
-    var replaced: UInt32?
-    let queued: AppStartRelay
-    let ledger: AppRecoveryLedger?
-
-    init(link: AppLink) {
-        watch = AppWatch(settings: link.settings)
-        bus = link.bus
-        queued = link.queued
-        ledger = link.ledger
-    }
-
-    var unit: String { watch.settings.unit }
-}
-
 extension LaunchController {
     // MARK: Watching the unit
 
     /// Starts feeding the unit's states into the loop; returns what stops it (nil without `[app]`).
     func watchApp() -> (@Sendable () -> Void)? {
-        guard let app else { return nil }
-        app.queued.listen { job in self.submit(.appUnit(.startQueued(job: job))) }
-        return app.bus.watch(app.unit) { event in self.submit(.appUnit(event)) }
+        guard let app, let appLink else { return nil }
+        appLink.queued.listen { job in self.submit(.appUnit(.startQueued(job: job))) }
+        return appLink.bus.watch(app.unit) { event in self.submit(.appUnit(event)) }
     }
 
     func appUnitChanged(_ event: AppUnitEvent) {
-        guard var app else { return }
-        let verdict: AppWatch.Verdict?
-        switch event {
-        case .lost(let reason):
-            if !app.busLost {
-                logger.warning(
-                    "lost the watch of the app's unit: \(reason); connecting again",
-                    metadata: ["unit": "\(app.unit)"]
-                )
-                app.busLost = true
+        guard let actions = app?.unitEvent(event, at: now) else { return }
+        perform(actions)
+    }
+
+    /// Carries out the app's actions, in order; a verdict at once, or (`deferringVerdict`) at
+    /// the end of the turn, after the launch's own actions.
+    func perform(_ actions: [AppLife.Action], deferringVerdict: Bool = false) {
+        for action in actions {
+            switch action {
+            case .log(let level, let message): logger.log(level: level, "\(message)", metadata: ["unit": "\(app?.unit ?? "")"])
+            case .verdict(let verdict): if deferringVerdict { self.verdict = verdict } else { carryOut(verdict) }
+            case .retryAfterTheBus: retryAfterTheBus()
             }
-            app.connected = false
-            verdict = nil
-        case .state(let state):
-            let afterGap = !app.connected
-            app.connected = true
-            if app.busLost {
-                logger.notice("watching the app's unit again", metadata: ["unit": "\(app.unit)"])
-                app.busLost = false
-            }
-            logger.debug(
-                "app unit \(state.summary)\(state.hasJob ? " (job \(state.job) queued)" : ""), main pid \(state.mainPID)",
-                metadata: ["unit": "\(app.unit)"]
-            )
-            verdict = app.watch.unitChanged(state, at: now, afterGap: afterGap)
-            if afterGap, verdict == nil {
-                self.app = app
-                retryAfterTheBus()
-                return
-            }
-        case .jobEnded(let job, let result):
-            logger.debug("app unit job \(job) ended: \(LogExcerpt.of(result))", metadata: ["unit": "\(app.unit)"])
-            verdict = app.watch.jobEnded(job, result: result, at: now)
-        case .startQueued(let job):
-            verdict = app.watch.startQueued(job: job, at: now)
         }
-        self.app = app
-        if let verdict { carryOut(verdict) }
     }
 
     /// The watch is back on the bus: a launch stopped in `error` because the `app` step could not
@@ -136,34 +82,27 @@ extension LaunchController {
 
     /// The heartbeat's deadline passed.
     func advanceApp() {
-        guard let verdict = app?.watch.advance(to: now) else { return }
-        carryOut(verdict)
+        guard let actions = app?.advance(to: now) else { return }
+        perform(actions)
     }
 
-    /// A launch finished: the watch begins, and an app already down is recovered.
+    /// A launch finished: the watch begins, and an app already down is recovered (at the end of
+    /// the turn).
     func launchFinished(at destination: Destination) {
-        guard app != nil else { return }
-        if let place = machine.restoring, let route = place.route, destination.route != route {
-            logger.notice(
-                "not restoring route \(LogExcerpt.of(route)): the launch went to \(destination.screen.rawValue)",
-                metadata: ["unit": "\(app!.unit)"]
-            )
-        }
-        app!.screen = destination.screen
-        app!.route = destination.route ?? app!.route
-        verdict = app!.watch.arm(at: now)
+        guard let actions = app?.launchFinished(at: destination, restoring: machine.restoring, at: now) else { return }
+        perform(actions, deferringVerdict: true)
     }
 
     /// Starts the launch the watch asked for: over the app (after `finished`), or in place of the
     /// launch that is up (the app died before its first frame: that launch cannot finish).
     func carryOut(_ verdict: AppWatch.Verdict) {
-        guard let app else { return }
+        guard let app, let appLink else { return }
         if modes.mode == .shutdown {
             // The shutdown stops the app's unit: no crash, and no launch to bring it back.
             logger.notice("the app's unit \(app.unit) stopped during the shutdown: not a crash", metadata: ["unit": "\(app.unit)"])
             return
         }
-        let window = DurationFormat.format(app.watch.settings.restartWindow)
+        let window = DurationFormat.format(app.settings.restartWindow)
         let unit = app.unit
         var metadata: Logger.Metadata = ["unit": "\(unit)"]
         let reason: LaunchReason
@@ -173,7 +112,7 @@ extension LaunchController {
         metadata["reason"] = "\(reason.rawValue)"
         if reason == .appHung {
             metadata["event"] = "\(LaunchLogEvent.appHung.rawValue)"
-            let heartbeat = app.watch.settings.heartbeat.map(DurationFormat.format) ?? "?"
+            let heartbeat = app.settings.heartbeat.map(DurationFormat.format) ?? "?"
             logger.error("the app missed \(AppSettings.missedHeartbeats) heartbeats (every \(heartbeat)); killing \(unit)", metadata: metadata)
         } else {
             metadata["event"] = "\(LaunchLogEvent.appExited.rawValue)"
@@ -188,14 +127,14 @@ extension LaunchController {
         case .crashLoop:
             saveRecoveries(crashLoop: true)
             metadata["event"] = "\(LaunchLogEvent.appCrashLoop.rawValue)"
-            let restarts = app.watch.settings.maxRestarts
+            let restarts = app.settings.maxRestarts
             logger.critical(
                 "the app keeps stopping: \(restarts) restarts within \(window) already; not restarting it until Retry",
                 metadata: metadata
             )
             if reason == .appHung {
                 // Not restarted, but a hung app is not left running behind the error.
-                let bus = app.bus
+                let bus = appLink.bus
                 let logger = self.logger
                 Task {
                     do { try await bus.kill(unit) } catch { logger.notice("killing the app's unit: \(error)", metadata: ["unit": "\(unit)"]) }
@@ -230,13 +169,13 @@ extension LaunchController {
     /// Reads the recoveries an earlier run of the daemon left; returns the error to hold the first
     /// launch in when the app was held in a crash loop then (not restarted until Retry).
     func restoreRecoveries() -> ErrorInfo? {
-        guard let app, let ledger = app.ledger else { return nil }
+        guard let app, let ledger = appLink?.ledger else { return nil }
         let (entry, problem) = ledger.load(unit: app.unit)
         if let problem { logger.warning("\(problem)", metadata: ["unit": "\(app.unit)"]) }
         guard let entry else { return nil }
         let wall = ledger.wallClockMs()
         let now = self.now
-        self.app!.watch.restore(recoveries: entry.recoveries.map { now - .milliseconds(max(0, wall - $0)) })
+        self.app?.restore(recoveries: entry.recoveries.map { now - .milliseconds(max(0, wall - $0)) })
         guard entry.crashLoop else {
             if !entry.recoveries.isEmpty {
                 logger.info("\(entry.recoveries.count) recent recoveries of the app count towards max_restarts", metadata: ["unit": "\(app.unit)"])
@@ -252,7 +191,7 @@ extension LaunchController {
 
     /// Writes the recoveries counted now, and whether the app is held in a crash loop.
     func saveRecoveries(crashLoop: Bool) {
-        guard let app, let ledger = app.ledger else { return }
+        guard let app, let ledger = appLink?.ledger else { return }
         let wall = ledger.wallClockMs()
         let now = self.now
         let entry = AppRecoveryLedger.Entry(
@@ -264,8 +203,8 @@ extension LaunchController {
     }
 
     private func crashLoopError(_ app: AppLife) -> ErrorInfo {
-        let restarts = app.watch.settings.maxRestarts
-        let window = DurationFormat.format(app.watch.settings.restartWindow)
+        let restarts = app.settings.maxRestarts
+        let window = DurationFormat.format(app.settings.restartWindow)
         let step = machine.graph.steps.first { $0.plugin == BuiltinPlugin.appStart.name }?.id
         return ErrorInfo(
             code: .appCrashLoop, message: ErrorInfo.userMessage(for: .appCrashLoop) ?? "The app keeps stopping", step: step,
@@ -278,18 +217,14 @@ extension LaunchController {
     /// `alive`: the app's heartbeat.
     func alive() -> Result<Void, ProtocolError> {
         guard app != nil else { return .failure(Self.noApp("alive")) }
-        app!.watch.alive(at: now)
+        app?.alive(at: now)
         return .success(())
     }
 
     /// `route`: where the app is now, for a launch that brings it back.
     func appReported(route written: String) -> Result<Void, ProtocolError> {
         guard app != nil else { return .failure(Self.noApp("route")) }
-        let route = RoutePath.normalized(written)
-        if let problem = RoutePath.problem(with: route) {
-            return .failure(ProtocolError(code: .badRequest, message: "route \(LogExcerpt.of(written)): \(problem)"))
-        }
-        app!.route = route.isEmpty ? nil : route
+        if let refusal = app?.report(route: written) { return .failure(refusal) }
         return .success(())
     }
 
@@ -301,16 +236,11 @@ extension LaunchController {
     /// (and logged). The screen is the last launch's; `Destination.restoring` keeps the route only
     /// when the new launch decides that same screen (not once the session is gone).
     func restoration() -> Destination.Restoration? {
-        guard let app, let screen = app.screen else { return nil }
-        guard let route = app.route else { return Destination.Restoration(screen: screen, route: nil) }
-        guard Self.routes(route, in: machine.graph) else {
-            logger.notice(
-                "not restoring route \(LogExcerpt.of(route)): the configuration does not route to it any more",
-                metadata: ["unit": "\(app.unit)"]
-            )
-            return Destination.Restoration(screen: screen, route: nil)
-        }
-        return Destination.Restoration(screen: screen, route: route)
+        guard let app else { return nil }
+        let graph = machine.graph
+        let (restoration, actions) = app.restoration { Self.routes($0, in: graph) }
+        perform(actions)
+        return restoration
     }
 
     /// Whether `graph`'s quick-action step routes to `route`: one of its `routes` patterns or an

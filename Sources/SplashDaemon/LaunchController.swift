@@ -90,6 +90,9 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     let commands: ClientCommands
     /// The app's life after `finished` (design §14), when `[app]` is set.
     var app: AppLife?
+    /// The bus the app's unit is watched and started on, the ledger of its recoveries, and the
+    /// `app` step's relay of the starts it queued.
+    let appLink: AppLink?
     /// The background check of a `resume`: a machine of its own whose states are never
     /// published (see docs/architecture.md, "Resume"), and which resumes are logged.
     var resumeCheck = ResumeCheck()
@@ -133,7 +136,8 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
         self.pacer = PublishPacer(interval: publishInterval)
         self.history = history
         self.commands = ClientCommands(builtins: builtins, broadcaster: broadcaster, logger: logger)
-        self.app = app.map(AppLife.init(link:))
+        self.app = app.map { AppLife(settings: $0.settings) }
+        self.appLink = app
         self.modes = ModeMachine(endView: updateEndView)
         (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
     }
@@ -255,7 +259,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
             let crashLoop = machine.error?.code == .appCrashLoop
             let result = change(.retry)
             if crashLoop, case .success = result {
-                app?.watch.forgetRecoveries()
+                app?.forgetRecoveries()
                 saveRecoveries(crashLoop: false)
                 logger.notice("retry after the app's crash loop: the count starts again and the app is started")
             }
@@ -363,11 +367,7 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
                 switch event {
                 case .phaseChanged: phaseChanged = true
                 case .launchStarted(_, let reason):
-                    // The app process this launch replaces (a hung one is killed by its app step).
-                    let replaced = reason.recoversApp ? app?.watch.unit?.mainPID : nil
-                    app?.replaced = replaced
-                    app?.watch.launchBegan()
-                    app?.route = nil
+                    app?.launchBegan(recoveringTheApp: reason.recoversApp)
                 case .launchFinished(_, let destination, _):
                     commands.launchFinished(graph: machine.graph)
                     // The next launch's progress learns from this one.
