@@ -228,6 +228,14 @@ enum UpdateKeys {
                                                 "-nosmimecap", "-binary"], in: d)
         // The order matters: sw-description first, then its signature.
         try UpdateKeys.run("/bin/sh", ["-c", "cd '\(content)' && printf 'sw-description\\nsw-description.sig\\nrootfs.img\\n' | cpio -o -H crc > '\(d.file("update.swu"))'"], in: d)
+        // Without cpio's padding after the trailer: SWUpdate stops reading at the trailer and
+        // closes, and swupdate-client, still writing the padding, then failed with EPIPE
+        // ("swupdate_image_write failed: Broken pipe") though the update had succeeded (once in
+        // four runs of the suite beside a CPU hog).
+        let archive = try Data(contentsOf: URL(fileURLWithPath: d.file("update.swu")))
+        let trailer = try #require(archive.lastRange(of: Data("TRAILER!!!\0".utf8)), "cpio wrote a trailer")
+        let archiveEnd = (trailer.upperBound + 3) / 4 * 4  // a newc entry's name is padded to 4 bytes
+        try archive.prefix(archiveEnd).write(to: URL(fileURLWithPath: d.file("update.swu")))
         let run = d.file("run")
         let scratch = d.file("tmp")
         for directory in [run, scratch] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
