@@ -26,30 +26,30 @@ extension Bridge {
 
     /// Asks a page opened with the token for a picture of itself.
     func requestScreenshot() -> EventLoopFuture<ScreenshotOutcome> {
-        guard pendingScreenshot == nil else {
+        guard live.pendingScreenshot == nil else {
             return eventLoop.makeSucceededFuture(.refused(status: 409, reason: "another screenshot is being taken"))
         }
-        guard let key = pages.first(where: { $0.value.grant == .control })?.key else {
+        guard let key = live.pages.first(where: { $0.value.grant == .control })?.key else {
             return eventLoop.makeSucceededFuture(.refused(status: 503, reason: "no page opened with the bridge's token is connected"))
         }
-        let id = nextScreenshotID
-        nextScreenshotID += 1
+        let id = live.nextScreenshotID
+        live.nextScreenshotID += 1
         let reply = eventLoop.makePromise(of: ScreenshotOutcome.self)
         let timeout = eventLoop.scheduleTask(in: Self.screenshotTimeout) {
             self.finishScreenshot(id, .refused(status: 504, reason: "the page sent no picture within \(Self.screenshotTimeout.nanoseconds / 1_000_000_000) s"))
         }
-        pendingScreenshot = PendingScreenshot(id: id, page: key, reply: reply, timeout: timeout)
+        live.pendingScreenshot = PendingScreenshot(id: id, page: key, reply: reply, timeout: timeout)
         send(Array(#"{"type":"screenshot","id":\#(id)}"#.utf8), to: key)
         return reply.futureResult
     }
 
     /// Whether screenshot `id` is asked and not answered yet.
-    func awaitsScreenshot(_ id: Int64) -> Bool { pendingScreenshot?.id == id }
+    func awaitsScreenshot(_ id: Int64) -> Bool { live.pendingScreenshot?.id == id }
 
     /// The page's answer to screenshot `id`: its picture, or why it could not draw itself. False
     /// when no such screenshot is awaited (ended, or never asked).
     func screenshotArrived(id: Int64, _ outcome: ScreenshotOutcome) -> Bool {
-        guard pendingScreenshot?.id == id else { return false }
+        guard live.pendingScreenshot?.id == id else { return false }
         switch outcome {
         case .png(let bytes): logger.info("screenshot \(id): the page sent \(bytes.count) bytes of PNG")
         case .refused(_, let reason): logger.warning("screenshot \(id): \(LogEscaping.escaped(reason))")
@@ -60,13 +60,13 @@ extension Bridge {
 
     /// The page asked went away: its screenshot ends.
     func screenshotPageClosed(_ key: ObjectIdentifier) {
-        guard let pending = pendingScreenshot, pending.page == key else { return }
+        guard let pending = live.pendingScreenshot, pending.page == key else { return }
         finishScreenshot(pending.id, .refused(status: 502, reason: "the page went away before it sent its picture"))
     }
 
     func finishScreenshot(_ id: Int64, _ outcome: ScreenshotOutcome) {
-        guard let pending = pendingScreenshot, pending.id == id else { return }
-        pendingScreenshot = nil
+        guard let pending = live.pendingScreenshot, pending.id == id else { return }
+        live.pendingScreenshot = nil
         pending.timeout.cancel()
         pending.reply.succeed(outcome)
     }

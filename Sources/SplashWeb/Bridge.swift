@@ -34,7 +34,7 @@ public final class Bridge: Sendable {
     private let state: NIOLoopBoundBox<State>
 
     /// The bridge's changing state; only ever touched on its event loop.
-    private final class State {
+    final class State {
         var pages: [ObjectIdentifier: PageLink] = [:]
         var pendingScreenshot: PendingScreenshot?
         var nextScreenshotID: Int64 = 1
@@ -47,48 +47,8 @@ public final class Bridge: Sendable {
         var loggedDown = false
     }
 
-    // The state's fields, each read and changed through the box (and so on the loop alone).
-    var pages: [ObjectIdentifier: PageLink] {
-        get { state.value.pages }
-        _modify { yield &state.value.pages }
-    }
-    /// The screenshot asked of a page (Bridge+Screenshot), and the next one's id.
-    var pendingScreenshot: PendingScreenshot? {
-        get { state.value.pendingScreenshot }
-        _modify { yield &state.value.pendingScreenshot }
-    }
-    var nextScreenshotID: Int64 {
-        get { state.value.nextScreenshotID }
-        _modify { yield &state.value.nextScreenshotID }
-    }
-    private var daemon: (any Channel)? {
-        get { state.value.daemon }
-        _modify { yield &state.value.daemon }
-    }
-    private var latestState: ByteBuffer? {
-        get { state.value.latestState }
-        _modify { yield &state.value.latestState }
-    }
-    private var waiting: [Int64: (page: ObjectIdentifier, id: JSONValue?)] {
-        get { state.value.waiting }
-        _modify { yield &state.value.waiting }
-    }
-    private var nextRequestID: Int64 {
-        get { state.value.nextRequestID }
-        _modify { yield &state.value.nextRequestID }
-    }
-    private var reconnectDelay: TimeAmount {
-        get { state.value.reconnectDelay }
-        _modify { yield &state.value.reconnectDelay }
-    }
-    private var stopped: Bool {
-        get { state.value.stopped }
-        _modify { yield &state.value.stopped }
-    }
-    private var loggedDown: Bool {
-        get { state.value.loggedDown }
-        _modify { yield &state.value.loggedDown }
-    }
+    /// The state, checked to be touched on the loop alone (the box traps elsewhere).
+    var live: State { state.value }
 
     /// A page, as the bridge knows it.
     struct PageLink {
@@ -133,19 +93,19 @@ public final class Bridge: Sendable {
     /// Stops reconnecting and closes the daemon connection.
     public func stop() -> EventLoopFuture<Void> {
         eventLoop.submit {
-            self.stopped = true
-            if let pending = self.pendingScreenshot {
+            self.live.stopped = true
+            if let pending = self.live.pendingScreenshot {
                 self.finishScreenshot(pending.id, .refused(status: 503, reason: "splashd-web is stopping"))
             }
-            self.daemon?.close(promise: nil)
-            self.daemon = nil
+            self.live.daemon?.close(promise: nil)
+            self.live.daemon = nil
         }
     }
 
     // MARK: splashd
 
     private func connect() {
-        guard !stopped, daemon == nil else { return }
+        guard !live.stopped, live.daemon == nil else { return }
         let path = socketPath
         ClientBootstrap(group: eventLoop)
             .channelInitializer { channel in
@@ -162,8 +122,8 @@ public final class Bridge: Sendable {
                 case .success(let channel):
                     self.daemonConnected(channel)
                 case .failure(let error):
-                    if !self.loggedDown {
-                        self.loggedDown = true
+                    if !self.live.loggedDown {
+                        self.live.loggedDown = true
                         self.logger.warning("cannot reach splashd at \(path): \(error); trying again")
                     }
                     self.scheduleReconnect()
@@ -172,40 +132,40 @@ public final class Bridge: Sendable {
     }
 
     private func daemonConnected(_ channel: any Channel) {
-        guard !stopped else {
+        guard !live.stopped else {
             channel.close(promise: nil)
             return
         }
-        daemon = channel
-        reconnectDelay = Self.firstReconnectDelay
-        if loggedDown { logger.notice("connected to splashd at \(socketPath)") }
-        loggedDown = false
+        live.daemon = channel
+        live.reconnectDelay = Self.firstReconnectDelay
+        if live.loggedDown { logger.notice("connected to splashd at \(socketPath)") }
+        live.loggedDown = false
         send(toDaemon: Request(.subscribe, id: .number(0)).encoded())
-        for key in pages.keys { sendBridgeStatus(to: key) }
+        for key in live.pages.keys { sendBridgeStatus(to: key) }
     }
 
     /// The daemon connection closed: tell the pages, answer what waited, connect again.
     func daemonClosed(_ channel: any Channel) {
-        guard daemon === channel else { return }
-        daemon = nil
-        if !stopped && !loggedDown {
-            loggedDown = true
+        guard live.daemon === channel else { return }
+        live.daemon = nil
+        if !live.stopped && !live.loggedDown {
+            live.loggedDown = true
             logger.warning("lost splashd at \(socketPath); reconnecting")
         }
-        let unanswered = waiting
-        waiting = [:]
+        let unanswered = live.waiting
+        live.waiting = [:]
         for (_, request) in unanswered {
             let error = ProtocolError(code: .unavailable, message: "splashd went away before it answered", id: request.id)
             send(ServerMessage.error(error).line(), to: request.page)
         }
-        for key in pages.keys { sendBridgeStatus(to: key) }
+        for key in live.pages.keys { sendBridgeStatus(to: key) }
         scheduleReconnect()
     }
 
     private func scheduleReconnect() {
-        guard !stopped else { return }
-        let delay = reconnectDelay
-        reconnectDelay = .nanoseconds(min(reconnectDelay.nanoseconds * 2, Self.lastReconnectDelay.nanoseconds))
+        guard !live.stopped else { return }
+        let delay = live.reconnectDelay
+        live.reconnectDelay = .nanoseconds(min(live.reconnectDelay.nanoseconds * 2, Self.lastReconnectDelay.nanoseconds))
         eventLoop.scheduleTask(in: delay) { self.connect() }
     }
 
@@ -219,15 +179,15 @@ public final class Bridge: Sendable {
         }
         switch type {
         case "state":
-            latestState = line
+            live.latestState = line
             broadcast(line, isState: true)
         case "event":
             broadcast(line, isState: false)
         case "ok", "error", "result":
             guard let id = object["id"]?.int64Value, id > 0,
-                let request = waiting.removeValue(forKey: id)
+                let request = live.waiting.removeValue(forKey: id)
             else { return }
-            pages[request.page]?.inFlight -= 1
+            live.pages[request.page]?.inFlight -= 1
             object["id"] = request.id
             if request.id == nil { object.removeValue(forKey: "id") }
             var writer = JSONWriter()
@@ -239,7 +199,7 @@ public final class Bridge: Sendable {
     }
 
     private func send(toDaemon line: String) {
-        guard let daemon else { return }
+        guard let daemon = live.daemon else { return }
         var buffer = daemon.allocator.buffer(capacity: line.utf8.count + 1)
         buffer.writeString(line)
         buffer.writeInteger(UInt8(ascii: "\n"))
@@ -251,24 +211,24 @@ public final class Bridge: Sendable {
     /// A page connected over the WebSocket with `grant`.
     func pageOpened(_ channel: any Channel, grant: BridgeAccess.Grant) {
         let key = ObjectIdentifier(channel)
-        guard pages[key] == nil else { return }
-        pages[key] = PageLink(channel: channel, grant: grant, budget: CommandBudget(now: eventLoop.now))
+        guard live.pages[key] == nil else { return }
+        live.pages[key] = PageLink(channel: channel, grant: grant, budget: CommandBudget(now: eventLoop.now))
         sendBridgeStatus(to: key)
-        if let latestState { send(latestState, to: key) }
+        if let latestState = live.latestState { send(latestState, to: key) }
     }
 
     func pageClosed(_ channel: any Channel) {
         let key = ObjectIdentifier(channel)
-        pages.removeValue(forKey: key)
-        waiting = waiting.filter { $0.value.page != key }
+        live.pages.removeValue(forKey: key)
+        live.waiting = live.waiting.filter { $0.value.page != key }
         screenshotPageClosed(key)
     }
 
     /// The page can take writes again: send it the state it missed.
     func pageWritable(_ channel: any Channel) {
         let key = ObjectIdentifier(channel)
-        guard pages[key]?.behind == true, let latestState else { return }
-        pages[key]?.behind = false
+        guard live.pages[key]?.behind == true, let latestState = live.latestState else { return }
+        live.pages[key]?.behind = false
         send(latestState, to: key)
     }
 
@@ -276,9 +236,9 @@ public final class Bridge: Sendable {
     /// message spends the page's budget; a page over it is to be closed.
     func pageMessage(_ bytes: ByteBuffer, from channel: any Channel) -> Verdict {
         let key = ObjectIdentifier(channel)
-        guard let link = pages[key] else { return .taken }
+        guard let link = live.pages[key] else { return .taken }
         // The loop's clock (an embedded loop's in tests, where time moves only when told).
-        guard pages[key]!.budget.spend(now: eventLoop.now) else {
+        guard live.pages[key]!.budget.spend(now: eventLoop.now) else {
             logger.warning("a page sent more than \(CommandBudget.burst) commands at once or \(CommandBudget.perSecond) a second; closing it")
             return .overBudget
         }
@@ -286,7 +246,7 @@ public final class Bridge: Sendable {
         case .failure(let error):
             send(ServerMessage.error(error).line(), to: key)
         case .success(var request):
-            guard daemon != nil else {
+            guard live.daemon != nil else {
                 let error = ProtocolError(code: .unavailable, message: "splashd is not connected", id: request.id)
                 send(ServerMessage.error(error).line(), to: key)
                 return .taken
@@ -298,10 +258,10 @@ public final class Bridge: Sendable {
                 send(ServerMessage.error(error).line(), to: key)
                 return .taken
             }
-            let id = nextRequestID
-            nextRequestID += 1
-            waiting[id] = (key, request.id)
-            pages[key]?.inFlight += 1
+            let id = live.nextRequestID
+            live.nextRequestID += 1
+            live.waiting[id] = (key, request.id)
+            live.pages[key]?.inFlight += 1
             request.id = .number(Double(id))
             send(toDaemon: request.encoded())
         }
@@ -309,11 +269,11 @@ public final class Bridge: Sendable {
     }
 
     private func sendBridgeStatus(to key: ObjectIdentifier) {
-        guard let link = pages[key] else { return }
+        guard let link = live.pages[key] else { return }
         var writer = JSONWriter()
         writer.object { w in
             w.key("type"); w.string("bridge")
-            w.key("connected"); w.bool(daemon != nil)
+            w.key("connected"); w.bool(live.daemon != nil)
             w.key("control"); w.bool(link.grant == .control)
         }
         send(writer.bytes, to: key)
@@ -323,9 +283,9 @@ public final class Bridge: Sendable {
     /// it reads again) and events (rare: quick actions after `finished`), so its queue stays
     /// within the channel's high water mark.
     private func broadcast(_ line: ByteBuffer, isState: Bool) {
-        for key in pages.keys {
-            if let channel = pages[key]?.channel, !channel.isWritable {
-                if isState { pages[key]?.behind = true }
+        for key in live.pages.keys {
+            if let channel = live.pages[key]?.channel, !channel.isWritable {
+                if isState { live.pages[key]?.behind = true }
                 continue
             }
             send(line, to: key)
@@ -333,12 +293,12 @@ public final class Bridge: Sendable {
     }
 
     func send(_ bytes: [UInt8], to key: ObjectIdentifier) {
-        guard let channel = pages[key]?.channel else { return }
+        guard let channel = live.pages[key]?.channel else { return }
         send(channel.allocator.buffer(bytes: bytes), to: key)
     }
 
     private func send(_ buffer: ByteBuffer, to key: ObjectIdentifier) {
-        guard let channel = pages[key]?.channel else { return }
+        guard let channel = live.pages[key]?.channel else { return }
         // The backstop: what reaches here beyond the high-water mark is answers to the page's
         // own commands, which its budget bounds; a page that let this much pile up is closed.
         if !channel.isWritable,
@@ -346,7 +306,7 @@ public final class Bridge: Sendable {
             queued > Self.maxQueuedBytes
         {
             logger.warning("a page left more than \(Self.maxQueuedBytes) bytes unread; closing it")
-            pages.removeValue(forKey: key)
+            live.pages.removeValue(forKey: key)
             channel.close(promise: nil)
             return
         }
