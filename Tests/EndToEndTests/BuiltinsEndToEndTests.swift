@@ -337,10 +337,7 @@ import TestSupport
         let state = try TemporaryDirectory()
         defer { state.remove() }
         let daemon = try DaemonProcess(
-            config: """
-                [splash]
-                min_display = "0ms"
-                exit_animation = "60s"
+            config: TestConfig.splash(exitAnimation: "60s") + """
                 timeout = "10m"
 
                 [[step]]

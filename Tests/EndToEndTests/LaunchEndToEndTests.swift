@@ -105,11 +105,7 @@ import TestSupport
             exit 1
             """)
         let daemon = try DaemonProcess(
-            config: """
-                [splash]
-                min_display = "0ms"
-                exit_animation = "50ms"
-
+            config: TestConfig.splash(exitAnimation: "50ms") + """
                 [[step]]
                 id = "login"
                 plugin = "flaky"
@@ -177,11 +173,7 @@ import TestSupport
         try plugins.add("down", "exit 3")
         try plugins.add("ok", #"echo '{"facts":{"authenticated":false,"first_launch":true}}'"#)
         let daemon = try DaemonProcess(
-            config: """
-                [splash]
-                min_display = "0ms"
-                exit_animation = "50ms"
-
+            config: TestConfig.splash(exitAnimation: "50ms") + """
                 [[step]]
                 id = "account"
                 plugin = "ok"
@@ -211,11 +203,7 @@ import TestSupport
 
     @Test func signalStepHoldsTheSplashUntilCompleted() throws {
         let daemon = try DaemonProcess(
-            config: """
-                [splash]
-                min_display = "0ms"
-                exit_animation = "50ms"
-
+            config: TestConfig.splash(exitAnimation: "50ms") + """
                 [[step]]
                 id = "first-frame"
                 plugin = "signal"
@@ -246,11 +234,7 @@ import TestSupport
     /// A second follow on a subscribed connection starts from the current state, never from states
     /// that piled up unread before it asked (they are older snapshots).
     @Test func aLaterFollowStartsFromTheCurrentState() throws {
-        let daemon = try DaemonProcess(config: """
-            [splash]
-            min_display = "0ms"
-            exit_animation = "1m"
-
+        let daemon = try DaemonProcess(config: TestConfig.splash(exitAnimation: "1m") + """
             [[step]]
             id = "hold"
             plugin = "signal"

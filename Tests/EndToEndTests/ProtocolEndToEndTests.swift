@@ -69,11 +69,7 @@ import TestSupport
             done
             """)
         let daemon = try DaemonProcess(
-            config: """
-                [splash]
-                min_display = "0ms"
-                exit_animation = "100ms"
-
+            config: TestConfig.splash(exitAnimation: "100ms") + """
                 [[step]]
                 id = "chatty"
                 plugin = "chatty"

@@ -152,11 +152,7 @@ import TestSupport
         let plugins = try ScriptPlugins(in: dir)
         try plugins.add("quick", #"echo '{"facts":{"authenticated":true}}'"#)
         let daemon = try DaemonProcess(
-            config: """
-                [splash]
-                min_display = "0ms"
-                exit_animation = "50ms"
-
+            config: TestConfig.splash(exitAnimation: "50ms") + """
                 [[step]]
                 id = "fetch"
                 plugin = "quick"

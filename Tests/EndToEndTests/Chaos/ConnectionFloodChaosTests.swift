@@ -19,12 +19,19 @@ import TestSupport
         return plugins
     }
 
-    static func config(socketPath: String, maxClients: Int?) -> String {
-        """
-        [splash]
-        min_display = "0ms"
-        exit_animation = "10ms"
+    /// The daemon on this suite's config and plugins, its socket in a fresh directory.
+    static func start(maxClients: Int?, launcher: [String] = []) throws -> (directory: TemporaryDirectory, daemon: DaemonProcess, socketPath: String) {
+        let directory = try TemporaryDirectory()
+        let socketPath = directory.file("splashd.sock")
+        let daemon = try DaemonProcess(
+            config: config(socketPath: socketPath, maxClients: maxClients), pluginDirectories: [try plugins(in: directory).directory],
+            socketPath: socketPath, launcher: launcher
+        )
+        return (directory, daemon, socketPath)
+    }
 
+    static func config(socketPath: String, maxClients: Int?) -> String {
+        TestConfig.splash(exitAnimation: "10ms") + """
         [socket]
         path = "\(socketPath)"
         \(maxClients.map { "max_clients = \($0)" } ?? "")
@@ -77,17 +84,9 @@ import TestSupport
     }
 
     @Test func aFloodAtTheDescriptorLimitIsAnsweredBusyAndALaunchStillRuns() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let plugins = try Self.plugins(in: directory)
-        let socketPath = directory.file("splashd.sock")
         // A hard and soft limit of 128 descriptors, which the daemon cannot raise.
-        let daemon = try DaemonProcess(
-            config: Self.config(socketPath: socketPath, maxClients: nil),
-            pluginDirectories: [plugins.directory],
-            socketPath: socketPath,
-            launcher: ["/bin/sh", "-c", #"ulimit -n 128 && exec "$0" "$@""#]
-        )
+        let (directory, daemon, socketPath) = try Self.start(maxClients: nil, launcher: ["/bin/sh", "-c", #"ulimit -n 128 && exec "$0" "$@""#])
+        defer { directory.remove() }
         let first = try daemon.connect()
         let firstLaunch = try first.follow(timeout: .seconds(30)) { state, _ in state.phase != .finished }
         #expect(try first.request(.ping) == .ok(id: 2))
@@ -145,15 +144,8 @@ import TestSupport
     /// EMFILE and, as the first of its read, made NIO retry at once: 11,366 failed `accept4` in
     /// 2 s, a full core (201 of 200 clock ticks). Now accepting pauses (`AcceptPause`).
     @Test func aDescriptorLimitLoweredAtRunTimeDoesNotSpinAndAcceptingResumes() async throws {
-        let directory = try TemporaryDirectory()
+        let (directory, daemon, socketPath) = try Self.start(maxClients: nil)
         defer { directory.remove() }
-        let plugins = try Self.plugins(in: directory)
-        let socketPath = directory.file("splashd.sock")
-        let daemon = try DaemonProcess(
-            config: Self.config(socketPath: socketPath, maxClients: nil),
-            pluginDirectories: [plugins.directory],
-            socketPath: socketPath
-        )
         let first = try daemon.connect()
         _ = try first.follow(timeout: .seconds(30)) { state, _ in state.phase != .finished }
         let lowered = try ProcessRunner.run("/usr/bin/prlimit", ["--pid=\(daemon.pid)", "--nofile=128:128"])
@@ -190,15 +182,8 @@ import TestSupport
     }
 
     @Test func oneClientOverMaxClientsGetsBusyAndIsClosed() async throws {
-        let directory = try TemporaryDirectory()
+        let (directory, daemon, socketPath) = try Self.start(maxClients: 3)
         defer { directory.remove() }
-        let plugins = try Self.plugins(in: directory)
-        let socketPath = directory.file("splashd.sock")
-        let daemon = try DaemonProcess(
-            config: Self.config(socketPath: socketPath, maxClients: 3),
-            pluginDirectories: [plugins.directory],
-            socketPath: socketPath
-        )
         // Three clients (the daemon may still count the probe that found it serving, for a moment).
         var clients: [SplashConnection] = []
         for _ in 0..<3 {

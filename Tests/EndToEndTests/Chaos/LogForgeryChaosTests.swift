@@ -13,11 +13,7 @@ import TestSupport
     /// return, a C1 CSI, a right-to-left override.
     static let forged = "x\n2026-01-01T00:00:00.000Z critical FORGED root login \u{1B}[31mred\u{1B}[0m\rover\u{9B}2J\u{202E}desrever"
 
-    static let config = """
-        [splash]
-        min_display = "0ms"
-        exit_animation = "10ms"
-
+    static let config = TestConfig.splash(exitAnimation: "10ms") + """
         [[step]]
         id = "hold"
         plugin = "signal"

@@ -12,11 +12,7 @@ import TestSupport
     static let kills = 200
     static let seed: UInt64 = 0x5EED_1212
 
-    static let config = """
-        [splash]
-        min_display = "0ms"
-        exit_animation = "1ms"
-
+    static let config = TestConfig.splash(exitAnimation: "1ms") + """
         [[step]]
         id = "count"
         plugin = "launch-counter"

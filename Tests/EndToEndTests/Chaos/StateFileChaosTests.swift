@@ -9,11 +9,7 @@ import TestSupport
 /// crashes were never removed, so they piled up on devices that lose power. And what the daemon
 /// does with a torn history line or a corrupt counter file: bad input loses nothing.
 @MainActor @Suite struct StateFileChaosTests {
-    static let config = """
-        [splash]
-        min_display = "0ms"
-        exit_animation = "10ms"
-
+    static let config = TestConfig.splash(exitAnimation: "10ms") + """
         [[step]]
         id = "count"
         plugin = "launch-counter"
