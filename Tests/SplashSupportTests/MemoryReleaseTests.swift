@@ -48,7 +48,7 @@ import Testing
                 "the daemon's: private ones only")
     }
 
-    /// On this process: the kernel takes every advice (Linux 5.4 or later), and the pages it was
+    /// On this process: the kernel takes the advice (Linux 5.4 or later), and the pages it was
     /// advised about leave memory. What is compared is the resident size of those mappings alone
     /// (`/proc/self/smaps`), not the process's whole `VmRSS`: the other tests running beside this
     /// one allocate and free heap at their own pace, which would make that a race.
@@ -57,7 +57,10 @@ import Testing
         let outcome = MemoryRelease.releaseIdleMemory()
         let after = try Self.residentFileBackedKilobytes()
         #expect(outcome.regions > 0)
-        #expect(outcome.refused == 0)
+        // The kernel takes the advice (before Linux 5.4 it refuses every one). Not "refuses
+        // none": a mapping another test unmaps between the release's reading of the maps and its
+        // advice is refused (seen once in five runs of the suite beside a CPU hog).
+        #expect(outcome.refused < outcome.regions, "\(outcome.refused) of \(outcome.regions) refused")
         #expect(before > 0 && after < before, "resident in private file mappings: \(before) kB -> \(after) kB")
     }
 
