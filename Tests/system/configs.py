@@ -4,6 +4,12 @@ each. The plugins, units and programs they write into the container are files in
 from __future__ import annotations
 
 
+def splash(timeout: str, min_display: str = "0ms", exit_animation: str = "0ms") -> str:
+    """The [splash] table: launches finish by themselves unless a longer min_display or
+    exit_animation holds them (the boot launch's, which only the renderer's `dismissed` ends)."""
+    return f'[splash]\nmin_display = "{min_display}"\ntimeout = "{timeout}"\nexit_animation = "{exit_animation}"\n'
+
+
 def common_steps(port: int | str | None = None) -> str:
     """The embedded default's four built-ins, with control_group. With PORT, auth-refresh and
     config-fetch talk to the test's HTTPS server on 127.0.0.1:PORT (check 10)."""
@@ -47,11 +53,7 @@ def boot() -> str:
     """The boot launch: the embedded default's four built-ins plus a signal step, and an exit
     animation long enough that only the renderer's `dismissed` ends it (the test is the renderer)."""
     return """# splashd system test, boot: the test completes first-frame and sends dismissed.
-[splash]
-min_display = "200ms"
-timeout = "5m"
-exit_animation = "5m"
-""" + common_steps() + """
+""" + splash(min_display="200ms", timeout="5m", exit_animation="5m") + """""" + common_steps() + """
 [[step]]
 id = "first-frame"
 plugin = "signal"
@@ -62,11 +64,7 @@ label = "Starting the app"
 def auto() -> str:
     """After the reload: launches finish by themselves; a new step shows the reload took effect."""
     return """# splashd system test, after reload: launches finish by themselves.
-[splash]
-min_display = "0ms"
-timeout = "1m"
-exit_animation = "0ms"
-""" + common_steps() + """
+""" + splash(timeout="1m") + """""" + common_steps() + """
 [[step]]
 id = "reloaded"
 plugin = "config-fetch"
@@ -80,11 +78,7 @@ cache = "reloaded.json"
 def plugins(port: int | str) -> str:
     """Check 10: HTTPS for auth-refresh and config-fetch, an operator plugin, the shipped wait-device."""
     return """# splashd system test, plugins and HTTPS.
-[splash]
-min_display = "0ms"
-timeout = "1m"
-exit_animation = "0ms"
-""" + common_steps(port) + """
+""" + splash(timeout="1m") + """""" + common_steps(port) + """
 [[step]]
 id = "probe"
 plugin = "systest-probe"
@@ -106,11 +100,7 @@ path = "/run/systest-display"
 def sleeper() -> str:
     """Check 8: a plugin that is running (with a process that left its group) when the daemon stops."""
     return """# splashd system test, stop: a plugin is running, one of its processes left its group.
-[splash]
-min_display = "0ms"
-timeout = "5m"
-exit_animation = "0ms"
-
+""" + splash(timeout="5m") + """
 [socket]
 control_group = "splash"
 
@@ -127,11 +117,7 @@ def app(first_frame: bool = True) -> str:
     FIRST_FRAME, no signal step: the launch ends once the app's start is queued (the docs' second
     [app] example)."""
     text = """# splashd system test, the app's life.
-[splash]
-min_display = "0ms"
-timeout = "1m"
-exit_animation = "0ms"
-
+""" + splash(timeout="1m") + """
 [socket]
 control_group = "splash"
 
