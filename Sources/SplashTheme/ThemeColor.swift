@@ -9,10 +9,7 @@ import Foundation
 public struct ThemeColor: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// Red, green and blue (0–255) and alpha (0–1).
     public struct RGBA: Sendable, Hashable {
-        public var red: Double
-        public var green: Double
-        public var blue: Double
-        public var alpha: Double
+        public var red, green, blue, alpha: Double
 
         public init(red: Double, green: Double, blue: Double, alpha: Double) {
             (self.red, self.green, self.blue, self.alpha) = (red, green, blue, alpha)
