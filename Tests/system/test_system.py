@@ -201,6 +201,17 @@ def test_00_install(ct: Container, verdict):
         if not ping_ok(ct):
             verdict.bad("splashctl ping through the new socket failed")
         verdict.ev(f"splashctl ping right after install (socket activation): {ct.c('splashctl', 'ping', merge=True).out}")
+        # scripts/deb.sh gzips the docs over 4 KiB (as dh_compress does), but not those the units
+        # and the journal catalog point at: each of those is there as named.
+        pointers = ct.c("sh", "-c", "cat /usr/lib/systemd/system/splashd* /usr/lib/systemd/catalog/splashd.catalog").stdout
+        named = sorted(set(re.findall(r"file:(/usr/share/doc/splashd/\S+)", pointers)))
+        missing = [path for path in named if not ct.c("test", "-f", path).ok]
+        docs = ct.c("ls", "/usr/share/doc/splashd").stdout.split()
+        verdict.ev(f"docs the units and the catalog name: {' '.join(named)}; gzipped: {len([d for d in docs if d.endswith('.md.gz')])}")
+        if not named or missing:
+            verdict.bad(f"the docs the units and the catalog name are missing: {missing or 'none named'}")
+        if "design.md.gz" not in docs:
+            verdict.bad(f"the docs over 4 KiB are not gzipped: {docs}")
     else:
         # The finished unit has an [Install] section (for the package); systemd.md's commands
         # leave it disabled.
