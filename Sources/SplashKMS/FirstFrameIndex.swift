@@ -27,28 +27,16 @@ public enum FirstFrameIndex {
         public var name: String
         public var width: Int
         public var height: Int
+        /// The picture's name in the cache directory.
         public var file: String
-
-        public init(name: String, width: Int, height: Int, file: String) {
-            self.name = name
-            self.width = width
-            self.height = height
-            self.file = file
-        }
     }
 
-    /// A theme file as the renderer read it.
+    /// A theme file as the renderer read it (`init(stating:)`).
     public struct Source: Sendable, Equatable {
         public var path: String
         public var size: UInt64
         /// Its modification time in nanoseconds since the epoch.
         public var modified: UInt64
-
-        public init(path: String, size: UInt64, modified: UInt64) {
-            self.path = path
-            self.size = size
-            self.modified = modified
-        }
     }
 
     /// The hash of the renderer's arguments (without the program's name) the index is for: the
@@ -80,5 +68,13 @@ public enum FirstFrameIndex {
         let framebuffers = parts[1].split(separator: ",", omittingEmptySubsequences: false).map { UInt32($0) }
         guard !framebuffers.isEmpty, !framebuffers.contains(where: { $0 == nil || $0 == 0 }) else { return nil }
         return (descriptor, framebuffers.compactMap { $0 })
+    }
+}
+
+extension FirstFrameIndex.Output {
+    /// The output `name`, showing the cache's picture for `key`: its size and file are the key's,
+    /// so the index cannot name a picture of another size.
+    public init(name: String, key: FirstFrameCache.Key) {
+        self.init(name: name, width: key.width, height: key.height, file: key.fileName)
     }
 }

@@ -48,7 +48,7 @@ struct FrameCacheStore {
         let path = directory + "/" + FirstFrameIndex.fileName
         guard let text = FirstFrameIndex.encode(
             arguments: arguments,
-            outputs: outputs.map { .init(name: $0.name, width: $0.width, height: $0.height, file: key(width: $0.width, height: $0.height, turn: $0.turn).fileName) },
+            outputs: outputs.map { .init(name: $0.name, key: key(width: $0.width, height: $0.height, turn: $0.turn)) },
             files: sources, absent: absent)
         else { return }
         if let old = try? FileSystem.readFile(path, limit: 1 << 16, followLinks: false), old == Array(text.utf8) { return }

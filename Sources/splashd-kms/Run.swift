@@ -68,14 +68,6 @@ extension SplashdKMSCommand {
             return FirstFrameCache.fingerprint(parts)
         }
 
-        /// A theme file as it is now, for the first-frame index.
-        static func source(_ path: String) -> FirstFrameIndex.Source? {
-            var info = stat()
-            guard stat(path, &info) == 0 else { return nil }
-            return .init(path: path, size: UInt64(info.st_size),
-                         modified: UInt64(info.st_mtim.tv_sec) * 1_000_000_000 + UInt64(info.st_mtim.tv_nsec))
-        }
-
         func validate() throws {
             if let rotate, SplashRotation(rawValue: rotate) == nil { throw ValidationError("--rotate takes 0, 90, 180 or 270") }
             if TouchMapping.parse(touch) == nil { throw ValidationError("--touch takes DEVICE=OUTPUT, e.g. \"ILITEK ILITEK-TP=HDMI-A-2\"") }
@@ -114,7 +106,7 @@ extension SplashdKMSCommand {
                 if let cacheDir {
                     var store = FrameCacheStore(directory: cacheDir, fingerprint: Self.fingerprint(loaded, dark: dark, firmware: firmware))
                     store.arguments = FirstFrameIndex.argumentsHash(Array(CommandLine.arguments.dropFirst()))
-                    store.sources = (["theme.toml"] + loaded.files.keys.sorted()).compactMap { Self.source(theme + "/" + $0) }
+                    store.sources = (["theme.toml"] + loaded.files.keys.sorted()).compactMap { FirstFrameIndex.Source(stating: theme + "/" + $0) }
                     // The shipped theme stands only while no theme is in /etc/splashd/theme.
                     if self.theme == nil, theme != SharedFiles.etcTheme { store.absent = [SharedFiles.etcTheme + "/theme.toml"] }
                     frameCache = store

@@ -59,13 +59,12 @@ import TestSupport
         let theme = try dir.write("theme.toml", "name = \"X\"\n")
         let arguments = ["--cache-dir", dir.path, "--device", "\(dir.path)/card9", "--rotate", "90"]
         func index(for arguments: [String], absent: [String] = []) throws {
-            var info = stat()
-            try #require(stat(theme, &info) == 0)
-            let source = FirstFrameIndex.Source(path: theme, size: UInt64(info.st_size),
-                                                modified: UInt64(info.st_mtim.tv_sec) * 1_000_000_000 + UInt64(info.st_mtim.tv_nsec))
+            let source = try #require(FirstFrameIndex.Source(stating: theme))
+            let key = FirstFrameCache.Key(fingerprint: 1, width: 64, height: 48, turn: 90)
+            #expect(key.fileName == "first-frame-64x48-90.raw")
             let text = try #require(FirstFrameIndex.encode(
                 arguments: FirstFrameIndex.argumentsHash(arguments),
-                outputs: [.init(name: "Virtual-1", width: 64, height: 48, file: "first-frame-64x48-90.raw")], files: [source], absent: absent))
+                outputs: [.init(name: "Virtual-1", key: key)], files: [source], absent: absent))
             _ = try dir.write("first-frames", text)
         }
         func stderr() throws -> String {
