@@ -4,16 +4,10 @@ public import Glibc
 import NIOCore
 
 /// Who is at the other end of a Unix socket connection (SO_PEERCRED).
-public struct PeerCredentials: Sendable, Equatable {
-    public var pid: pid_t
-    public var uid: uid_t
-    public var gid: gid_t
-
-    public init(pid: pid_t, uid: uid_t, gid: gid_t) {
-        self.pid = pid
-        self.uid = uid
-        self.gid = gid
-    }
+struct PeerCredentials: Sendable, Equatable {
+    var pid: pid_t
+    var uid: uid_t
+    var gid: gid_t
 
     /// Reads the credentials of `channel`'s peer; nil when the socket cannot tell.
     static func of(_ channel: any Channel) -> EventLoopFuture<PeerCredentials?> {
@@ -71,7 +65,7 @@ public struct AccessPolicy: Sendable {
     }
 
     /// Whether `peer` may send control commands.
-    public func allowsControl(_ peer: PeerCredentials?) -> Bool {
+    func allowsControl(_ peer: PeerCredentials?) -> Bool {
         guard let peer else { return false }
         if peer.uid == 0 || peer.uid == daemonUID { return true }
         guard let controlGID else { return false }
