@@ -135,10 +135,7 @@ struct TOMLParser {
         }
         switch box.items[last] {
         case nil:
-            try checkDepth(box.depth + 1)
-            let table = Box(.header, line: headerLine, depth: box.depth + 1)
-            box.add(last, .table(table), line: headerLine)
-            return table
+            return try newTable(.header, named: last, in: box, line: headerLine)
         case .table(let table)? where table.kind == .implicit:
             // Named before by a header; from now on it is where its own header is.
             table.kind = .header
@@ -150,15 +147,20 @@ struct TOMLParser {
         }
     }
 
+    /// A new table of `kind` at `name` inside `box`, named on `line`, one level deeper.
+    private func newTable(_ kind: Box.Kind, named name: String, in box: Box, line: Int) throws(TOMLParseError) -> Box {
+        try checkDepth(box.depth + 1)
+        let table = Box(kind, line: line, depth: box.depth + 1)
+        box.add(name, .table(table), line: line)
+        return table
+    }
+
     /// The table at `part` inside `box` on the way to a header's table, created when missing
     /// (named on `line`); in an array of tables, its last table.
     private func descendForHeader(_ box: Box, _ part: String, line: Int) throws(TOMLParseError) -> Box {
         switch box.items[part] {
         case nil:
-            try checkDepth(box.depth + 1)
-            let table = Box(.implicit, line: line, depth: box.depth + 1)
-            box.add(part, .table(table), line: line)
-            return table
+            return try newTable(.implicit, named: part, in: box, line: line)
         case .table(let table)?:
             guard table.kind != .inline else { throw failure("inline table \(quoted([part])) cannot be extended") }
             return table
@@ -174,10 +176,7 @@ struct TOMLParser {
     private func descendForKey(_ box: Box, _ part: String, section: Int, line: Int) throws(TOMLParseError) -> Box {
         switch box.items[part] {
         case nil:
-            try checkDepth(box.depth + 1)
-            let table = Box(.dotted(section: section), line: line, depth: box.depth + 1)
-            box.add(part, .table(table), line: line)
-            return table
+            return try newTable(.dotted(section: section), named: part, in: box, line: line)
         case .table(let table)?:
             switch table.kind {
             case .dotted(let owner) where owner == section:
