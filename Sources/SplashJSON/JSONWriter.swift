@@ -24,22 +24,21 @@ public struct JSONWriter: Sendable {
 
     /// Writes an object; `body` writes its members with `key(_:)` and a value.
     public mutating func object(_ body: (inout JSONWriter) -> Void) {
-        separate()
-        bytes.append(UInt8(ascii: "{"))
-        needsComma.append(false)
-        body(&self)
-        needsComma.removeLast()
-        bytes.append(UInt8(ascii: "}"))
+        container("{", "}", body)
     }
 
     /// Writes an array; `body` writes its elements.
     public mutating func array(_ body: (inout JSONWriter) -> Void) {
+        container("[", "]", body)
+    }
+
+    private mutating func container(_ open: Unicode.Scalar, _ close: Unicode.Scalar, _ body: (inout JSONWriter) -> Void) {
         separate()
-        bytes.append(UInt8(ascii: "["))
+        bytes.append(UInt8(ascii: open))
         needsComma.append(false)
         body(&self)
         needsComma.removeLast()
-        bytes.append(UInt8(ascii: "]"))
+        bytes.append(UInt8(ascii: close))
     }
 
     /// Writes a member name; the next value written is its value.
