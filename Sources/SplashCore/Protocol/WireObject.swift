@@ -45,11 +45,7 @@ public struct WireObject: Sendable {
 
     /// A string member; nil when absent or null.
     public func optionalString(_ key: String) throws(WireError) -> String? {
-        switch members[key] {
-        case nil, .null?: return nil
-        case .string(let text)?: return text
-        default: throw fail(key, "a string")
-        }
+        try optional(key, \.stringValue, expected: "a string")
     }
 
     public func string(_ key: String) throws(WireError) -> String {
@@ -63,11 +59,7 @@ public struct WireObject: Sendable {
     }
 
     public func optionalBool(_ key: String) throws(WireError) -> Bool? {
-        switch members[key] {
-        case nil, .null?: return nil
-        case .bool(let flag)?: return flag
-        default: throw fail(key, "true or false")
-        }
+        try optional(key, \.boolValue, expected: "true or false")
     }
 
     public func double(_ key: String) throws(WireError) -> Double {
@@ -77,12 +69,7 @@ public struct WireObject: Sendable {
 
     /// A whole number member; nil when absent or null.
     public func optionalInt(_ key: String) throws(WireError) -> Int64? {
-        switch members[key] {
-        case nil, .null?: return nil
-        case let value?:
-            guard let whole = value.int64Value else { throw fail(key, "a whole number") }
-            return whole
-        }
+        try optional(key, \.int64Value, expected: "a whole number")
     }
 
     public func int(_ key: String) throws(WireError) -> Int64 {
@@ -95,6 +82,15 @@ public struct WireObject: Sendable {
         switch members[key] {
         case nil, .null?: return nil
         case let value?: return try read(value)
+        }
+    }
+
+    /// A member `value` reads (nil when it is not one: `expected` says what it must be); nil when
+    /// absent or null.
+    private func optional<T>(_ key: String, _ value: (JSONValue) -> T?, expected: String) throws(WireError) -> T? {
+        try optional(key) { json throws(WireError) in
+            guard let read = value(json) else { throw fail(key, expected) }
+            return read
         }
     }
 
