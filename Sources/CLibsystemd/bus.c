@@ -42,11 +42,8 @@ static struct {
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
 static void load(void) {
-    void *handle = splashd_libsystemd_handle(lib.error, sizeof lib.error);
-    if (!handle) {
-        lib.loaded = -ENOENT;
-        return;
-    }
+    void *handle = SPLASHD_LIBSYSTEMD_HANDLE(lib);
+    if (!handle) return;
 #define RESOLVE(field, symbol) SPLASHD_RESOLVE(handle, lib, field, symbol)
     RESOLVE(open_system, sd_bus_open_system)
     RESOLVE(flush_close_unref, sd_bus_flush_close_unref)

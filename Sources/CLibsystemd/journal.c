@@ -35,11 +35,8 @@ static struct {
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
 static void load(void) {
-    void *handle = splashd_libsystemd_handle(lib.error, sizeof lib.error);
-    if (!handle) {
-        lib.loaded = -ELIBACC;
-        return;
-    }
+    void *handle = SPLASHD_LIBSYSTEMD_HANDLE(lib);
+    if (!handle) return;
 #define RESOLVE(name, type, parameters, arguments) SPLASHD_RESOLVE(handle, lib, name, sd_journal_##name)
     JOURNAL_FUNCTIONS(RESOLVE)
 #undef RESOLVE

@@ -11,8 +11,11 @@ static void load(void) {
     if (!handle) snprintf(failure, sizeof failure, "cannot load libsystemd.so.0: %s", dlerror());
 }
 
-void *splashd_libsystemd_handle(char *err, size_t err_length) {
+void *splashd_libsystemd_handle(int *loaded, char *err, size_t err_length) {
     pthread_once(&once, load);
-    if (!handle) snprintf(err, err_length, "%s", failure);
+    if (!handle) {
+        snprintf(err, err_length, "%s", failure);
+        *loaded = -ELIBACC;
+    }
     return handle;
 }

@@ -7,9 +7,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/// libsystemd.so.0, loaded with dlopen the first time it is asked for (thread-safe); NULL, with
-/// the reason in `err`, when it cannot be loaded.
-void *splashd_libsystemd_handle(char *err, size_t err_length);
+/// libsystemd.so.0, loaded with dlopen the first time it is asked for (thread-safe); NULL when it
+/// cannot be loaded, with the reason in `table.error` and `table.loaded` set to -ELIBACC (the
+/// `loaded` and `error[]` of a file's table of resolved functions).
+void *splashd_libsystemd_handle(int *loaded, char *err, size_t err_length);
+#define SPLASHD_LIBSYSTEMD_HANDLE(table) splashd_libsystemd_handle(&(table).loaded, (table).error, sizeof (table).error)
 
 /// Resolves `symbol` into `table.field`; on failure writes the reason to `table.error`, sets
 /// `table.loaded` to -ENOSYS and returns from the calling function.
