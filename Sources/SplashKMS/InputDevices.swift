@@ -8,26 +8,16 @@ public struct InputDeviceInfo: Sendable, Equatable {
     /// `/dev/input/event3`.
     public var node: String
     /// The kernel's name of it: `QEMU Virtio Tablet`, `ILITEK ILITEK-TP`.
-    public var name: String
+    public var name = ""
     /// udev's `WL_OUTPUT` property: the output a rule says the device is on (as Weston and
     /// wlroots read it).
     public var outputName: String?
     /// udev's `ID_INPUT_TOUCHSCREEN`.
-    public var isTouchscreen: Bool
+    public var isTouchscreen = false
     /// The device's size in millimetres (libinput's), 0 when it has none (a tablet without a
     /// resolution, a mouse).
-    public var widthMM: Double
-    public var heightMM: Double
-
-    public init(node: String, name: String = "", outputName: String? = nil, isTouchscreen: Bool = false,
-                widthMM: Double = 0, heightMM: Double = 0) {
-        self.node = node
-        self.name = name
-        self.outputName = outputName
-        self.isTouchscreen = isTouchscreen
-        self.widthMM = widthMM
-        self.heightMM = heightMM
-    }
+    public var widthMM: Double = 0
+    public var heightMM: Double = 0
 }
 
 /// What the user did on an input device, in the terms the renderer acts on.

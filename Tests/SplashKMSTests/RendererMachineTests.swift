@@ -1,6 +1,6 @@
 import SplashCore
 import SplashDraw
-import SplashKMS
+@testable import SplashKMS
 import SplashTheme
 import Testing
 import TestSupport

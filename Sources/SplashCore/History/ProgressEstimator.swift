@@ -23,11 +23,6 @@ public struct ProgressEstimator: Sendable {
         /// Expected time until the splash can be dismissed; nil without history (or in a hard error,
         /// which waits on the user).
         public var eta: Duration?
-
-        public init(fraction: Double, eta: Duration?) {
-            self.fraction = fraction
-            self.eta = eta
-        }
     }
 
     /// The highest fraction reported before `dismissing`.

@@ -1,4 +1,4 @@
-import SplashCore
+@testable import SplashCore
 import TestSupport
 import Testing
 
