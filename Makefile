@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: check deps build first-frame release dist install deb man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms bench-initramfs bench-boot toml-test demo clean fuzz sanitize
+.PHONY: check deps build first-frame release dist install deb man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms bench-initramfs bench-boot bench-fresh-demo toml-test demo clean fuzz sanitize
 
 # The fast loop: the debug build and every Swift test (units, adapters, the real binaries end to
 # end). Installs nothing and starts no VM or browser; what it needs is `make deps tests` once.
@@ -171,6 +171,14 @@ bench-linking:
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/linking/build --product splashctl
 	cp .build/linking/build/release/splashd .build/linking/build/release/splashctl .build/linking/static/
 	bash scripts/bench-linking.sh .build/linking/static .build/linking/dynamic
+
+# README's demo on a fresh Debian 12 (debootstrap, then one overlay and container per revision):
+# root. PACKAGES is the machine image's package list (`apt NAME VERSION` lines); REVS what to time,
+# each REV:PURPOSE (setup.sh's), default the working tree's HEAD with `demo`.
+REVS ?= HEAD:demo
+bench-fresh-demo:
+	@test -n "$(PACKAGES)" || { echo "make bench-fresh-demo: set PACKAGES to the image's package list" >&2; exit 2; }
+	bash scripts/bench-fresh-demo.sh $(PACKAGES) $(REVS)
 
 # The TOML reader against the official conformance suite (https://github.com/toml-lang/toml-test)
 # through its decoder interface. Needs the `toml-test` runner on PATH, a Go program (see
