@@ -12,7 +12,10 @@ public struct ThemeColor: Sendable, Hashable, CustomStringConvertible, Expressib
         public var red, green, blue, alpha: Double
 
         public init(red: Double, green: Double, blue: Double, alpha: Double) {
-            (self.red, self.green, self.blue, self.alpha) = (red, green, blue, alpha)
+            self.red = red
+            self.green = green
+            self.blue = blue
+            self.alpha = alpha
         }
     }
 
