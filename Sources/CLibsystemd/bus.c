@@ -37,6 +37,9 @@ static struct {
     __typeof__(sd_bus_set_bus_client) *set_bus_client;
     __typeof__(sd_bus_start) *start;
     __typeof__(sd_bus_unref) *unref;
+    __typeof__(sd_bus_message_get_sender) *get_sender;
+    __typeof__(sd_bus_add_match) *add_match;
+    __typeof__(sd_bus_error_has_name) *error_has_name;
 } lib;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -67,6 +70,9 @@ static void load(void) {
     RESOLVE(set_bus_client, sd_bus_set_bus_client)
     RESOLVE(start, sd_bus_start)
     RESOLVE(unref, sd_bus_unref)
+    RESOLVE(get_sender, sd_bus_message_get_sender)
+    RESOLVE(add_match, sd_bus_add_match)
+    RESOLVE(error_has_name, sd_bus_error_has_name)
 #undef RESOLVE
     lib.loaded = 1;
 }
@@ -105,6 +111,81 @@ static int open_bus(const char *address, sd_bus **bus) {
     return 0;
 }
 
+// Only the owner of a bus name speaks for it (design §18). A match on a well-known sender is
+// enforced by the bus daemon for broadcasts only: a signal sent to splashd's unique name by any
+// peer reaches the match's handler all the same, and the system bus's policy lets every user send
+// signals. So each watch follows the name's current unique owner (GetNameOwner, then the bus
+// daemon's NameOwnerChanged) and takes a signal only when its sender is that owner.
+
+static const char *const bus_service = "org.freedesktop.DBus";
+
+typedef struct {
+    const char *name;
+    /// The name's unique owner now; empty while nobody owns it.
+    char owner[256];
+    /// Called when the owner changed (NULL: not needed), with the new owner (empty: none).
+    void (*changed)(void *context, const char *owner);
+    void *context;
+} name_owner;
+
+static void copy(char *to, size_t size, const char *from) {
+    snprintf(to, size, "%s", from ? from : "");
+}
+
+// The bus daemon's NameOwnerChanged for the watched name: the daemon itself sends it (its sender
+// is `org.freedesktop.DBus`, a name no peer can own), a peer's copy is not taken.
+static int on_name_owner_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
+    (void)ret_error;
+    name_owner *o = userdata;
+    const char *sender = lib.get_sender(message);
+    if (!sender || strcmp(sender, bus_service) != 0) return 0;
+    const char *name = NULL, *old_owner = NULL, *new_owner = NULL;
+    if (lib.message_read(message, "sss", &name, &old_owner, &new_owner) < 0 || !name || strcmp(name, o->name) != 0) return 0;
+    copy(o->owner, sizeof o->owner, new_owner);
+    if (o->changed) o->changed(o->context, o->owner);
+    return 0;
+}
+
+// Follows the owner of `o->name`: the match first, then the owner now, so no change between the
+// two is missed (a NameOwnerChanged queued before GetNameOwner's answer ends at the same owner).
+static int follow_owner(sd_bus *bus, name_owner *o, sd_bus_slot **slot, char *err, size_t err_length) {
+    char rule[512];
+    snprintf(rule, sizeof rule,
+             "type='signal',sender='%s',path='/org/freedesktop/DBus',interface='%s',member='NameOwnerChanged',arg0='%s'",
+             bus_service, bus_service, o->name);
+    int r = lib.add_match(bus, slot, rule, on_name_owner_changed, o);
+    if (r < 0) return fail(r, NULL, "adding the NameOwnerChanged match", err, err_length);
+    sd_bus_error error = SD_BUS_ERROR_NULL;
+    sd_bus_message *reply = NULL;
+    const char *owner = NULL;
+    o->owner[0] = 0;
+    r = lib.call_method(bus, bus_service, "/org/freedesktop/DBus", bus_service, "GetNameOwner", &error, &reply, "s", o->name);
+    if (r >= 0) {
+        r = lib.message_read(reply, "s", &owner);
+        if (r >= 0) copy(o->owner, sizeof o->owner, owner);
+        else fail(r, NULL, "reading GetNameOwner's answer", err, err_length);
+    } else if (lib.error_has_name(&error, "org.freedesktop.DBus.Error.NameHasNoOwner")) {
+        r = 0;
+    } else {
+        fail(r, &error, "GetNameOwner", err, err_length);
+    }
+    lib.error_free(&error);
+    if (reply) lib.message_unref(reply);
+    return r < 0 ? r : 0;
+}
+
+// Whether `message` comes from the name's owner of the moment.
+static int from_owner(sd_bus_message *message, const name_owner *o) {
+    const char *sender = lib.get_sender(message);
+    return sender && o->owner[0] && strcmp(sender, o->owner) == 0;
+}
+
+// The sender of a refused message, for the report.
+static void sender_of(sd_bus_message *message, char *to, size_t size) {
+    const char *sender = lib.get_sender(message);
+    copy(to, size, sender ? sender : "(no sender)");
+}
+
 static const char *const manager_path = "/org/freedesktop/systemd1";
 static const char *const service = "org.freedesktop.systemd1";
 
@@ -122,14 +203,12 @@ typedef struct {
     splashd_unit_event state;
     // The signals being dispatched came before GetAll's answer: their states are older than it.
     int stale;
+    // systemd's unique name on the bus: only its signals are taken.
+    name_owner systemd;
     int failure;
     char *err;
     size_t err_length;
 } watch;
-
-static void copy(char *to, size_t size, const char *from) {
-    snprintf(to, size, "%s", from ? from : "");
-}
 
 // Calls `read` for each member of the a{sv} of a PropertiesChanged signal or a GetAll reply, with
 // the message at the member's variant; `read` reads it (or skips it) and returns 0 or -errno.
@@ -223,9 +302,20 @@ static int read_all(sd_bus *bus, watch *w) {
     return r < 0 ? r : 0;
 }
 
+// A signal in systemd's name from another sender: reported, never taken.
+static void refuse_unit_signal(watch *w, sd_bus_message *message) {
+    splashd_unit_event event = {.kind = SPLASHD_UNIT_EVENT_REFUSED};
+    sender_of(message, event.sender, sizeof event.sender);
+    w->callback(w->context, &event);
+}
+
 static int on_properties_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
     (void)ret_error;
     watch *w = userdata;
+    if (!from_owner(message, &w->systemd)) {
+        refuse_unit_signal(w, message);
+        return 0;
+    }
     if (w->stale) return 0;
     const char *interface = NULL;
     if (lib.message_read(message, "s", &interface) < 0 || !interface) return 0;
@@ -244,6 +334,10 @@ static int on_properties_changed(sd_bus_message *message, void *userdata, sd_bus
 static int on_job_removed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
     (void)ret_error;
     watch *w = userdata;
+    if (!from_owner(message, &w->systemd)) {
+        refuse_unit_signal(w, message);
+        return 0;
+    }
     uint32_t id = 0;
     const char *job_path = NULL, *unit = NULL, *result = NULL;
     if (lib.message_read(message, "uoss", &id, &job_path, &unit, &result) < 0 || !unit || strcmp(unit, w->unit) != 0) return 0;
@@ -285,10 +379,11 @@ int splashd_bus_watch_unit(const char *address, const char *unit, int stop_fd, s
     int r = ensure_loaded(err, err_length);
     if (r < 0) return r;
     sd_bus *bus = NULL;
-    sd_bus_slot *slot = NULL, *jobs = NULL;
+    sd_bus_slot *slot = NULL, *jobs = NULL, *owner = NULL;
     sd_bus_error error = SD_BUS_ERROR_NULL;
     char *path = NULL;
     watch w = {.unit = unit, .callback = callback, .context = context, .err = err, .err_length = err_length};
+    w.systemd.name = service;
 
     r = open_bus(address, &bus);
     if (r < 0) { fail(r, NULL, "connecting to the system bus", err, err_length); goto out; }
@@ -296,6 +391,8 @@ int splashd_bus_watch_unit(const char *address, const char *unit, int stop_fd, s
     if (r < 0) { fail(r, NULL, "encoding the unit's object path", err, err_length); goto out; }
     w.path = path;
     w.bus = bus;
+    r = follow_owner(bus, &w.systemd, &owner, err, err_length);
+    if (r < 0) goto out;
     r = lib.match_signal(bus, &slot, service, path, "org.freedesktop.DBus.Properties", "PropertiesChanged",
                          on_properties_changed, &w);
     if (r < 0) { fail(r, NULL, "adding the PropertiesChanged match", err, err_length); goto out; }
@@ -327,6 +424,7 @@ out:
     lib.error_free(&error);
     if (slot) lib.slot_unref(slot);
     if (jobs) lib.slot_unref(jobs);
+    if (owner) lib.slot_unref(owner);
     if (bus) lib.flush_close_unref(bus);
     free(path);
     return r;
@@ -391,7 +489,24 @@ typedef struct {
     int failure;
     char *err;
     size_t err_length;
+    // RAUC's unique name on the bus: only its signals are taken.
+    name_owner rauc;
 } rauc_watch;
+
+// A signal in RAUC's name from another sender: reported, never taken.
+static void refuse_rauc_signal(rauc_watch *w, sd_bus_message *message) {
+    splashd_rauc_event event = {.kind = SPLASHD_RAUC_EVENT_REFUSED};
+    sender_of(message, event.sender, sizeof event.sender);
+    w->callback(w->context, &event);
+}
+
+// RAUC took its name, or left the bus (killed, restarted, stopped).
+static void rauc_owner_changed(void *context, const char *owner) {
+    rauc_watch *w = context;
+    splashd_rauc_event event = {.kind = SPLASHD_RAUC_EVENT_OWNER};
+    copy(event.sender, sizeof event.sender, owner);
+    w->callback(w->context, &event);
+}
 
 // Operation, Progress and LastError of the Installer, into the event; every other is skipped.
 static int read_rauc_property(sd_bus_message *m, const char *name, void *context) {
@@ -426,6 +541,10 @@ static int read_rauc_properties(sd_bus_message *m, splashd_rauc_event *event) {
 static int on_rauc_properties(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
     (void)ret_error;
     rauc_watch *w = userdata;
+    if (!from_owner(message, &w->rauc)) {
+        refuse_rauc_signal(w, message);
+        return 0;
+    }
     const char *interface = NULL;
     if (lib.message_read(message, "s", &interface) < 0 || !interface || strcmp(interface, rauc_interface) != 0) return 0;
     splashd_rauc_event event = {.kind = SPLASHD_RAUC_EVENT_PROPERTIES};
@@ -441,6 +560,10 @@ static int on_rauc_properties(sd_bus_message *message, void *userdata, sd_bus_er
 static int on_rauc_completed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
     (void)ret_error;
     rauc_watch *w = userdata;
+    if (!from_owner(message, &w->rauc)) {
+        refuse_rauc_signal(w, message);
+        return 0;
+    }
     int32_t result = 0;
     if (lib.message_read(message, "i", &result) < 0) return 0;
     splashd_rauc_event event = {.kind = SPLASHD_RAUC_EVENT_COMPLETED, .result = result};
@@ -453,30 +576,27 @@ int splashd_bus_watch_rauc(const char *address, int stop_fd, splashd_rauc_callba
     int r = ensure_loaded(err, err_length);
     if (r < 0) return r;
     sd_bus *bus = NULL;
-    sd_bus_slot *properties = NULL, *completed = NULL;
+    sd_bus_slot *properties = NULL, *completed = NULL, *owner = NULL;
     sd_bus_error error = SD_BUS_ERROR_NULL;
     sd_bus_message *reply = NULL;
     rauc_watch w = {.callback = callback, .context = context, .err = err, .err_length = err_length};
+    w.rauc.name = rauc_service;
 
     r = open_bus(address, &bus);
     if (r < 0) { fail(r, NULL, "connecting to the system bus", err, err_length); goto out; }
     // Matched by the well-known name: the bus daemon routes by the owner of the moment, so a RAUC
-    // that starts (or restarts) later is heard too.
+    // that starts (or restarts) later is heard too; each signal's sender is checked against that
+    // owner all the same (follow_owner).
     r = lib.match_signal(bus, &properties, rauc_service, "/", "org.freedesktop.DBus.Properties", "PropertiesChanged",
                          on_rauc_properties, &w);
     if (r < 0) { fail(r, NULL, "adding RAUC's PropertiesChanged match", err, err_length); goto out; }
     r = lib.match_signal(bus, &completed, rauc_service, "/", rauc_interface, "Completed", on_rauc_completed, &w);
     if (r < 0) { fail(r, NULL, "adding RAUC's Completed match", err, err_length); goto out; }
-    // Its state now, if it runs (NameHasOwner starts nothing; a GetAll would bus-activate it).
-    int owned = 0;
-    r = lib.call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner", &error,
-                        &reply, "s", rauc_service);
-    if (r >= 0) r = lib.message_read(reply, "b", &owned);
-    if (r < 0) { fail(r, &error, "NameHasOwner", err, err_length); goto out; }
-    lib.message_unref(reply);
-    reply = NULL;
-    if (owned) {
-        r = lib.call_method(bus, rauc_service, "/", "org.freedesktop.DBus.Properties", "GetAll", &error, &reply, "s",
+    // Its owner now, if it runs (GetNameOwner starts nothing; a GetAll would bus-activate it).
+    r = follow_owner(bus, &w.rauc, &owner, err, err_length);
+    if (r < 0) goto out;
+    if (w.rauc.owner[0]) {
+        r = lib.call_method(bus, w.rauc.owner, "/", "org.freedesktop.DBus.Properties", "GetAll", &error, &reply, "s",
                             rauc_interface);
         if (r >= 0) {
             splashd_rauc_event event = {.kind = SPLASHD_RAUC_EVENT_PROPERTIES};
@@ -486,13 +606,21 @@ int splashd_bus_watch_rauc(const char *address, int stop_fd, splashd_rauc_callba
         lib.error_free(&error);
         if (reply) lib.message_unref(reply);
         reply = NULL;
+    } else {
+        // Not on the bus: an install this watch saw begin cannot go on (RAUC left while the
+        // watch was away).
+        rauc_owner_changed(&w, "");
     }
+    // From here on, every change of owner is told.
+    w.rauc.changed = rauc_owner_changed;
+    w.rauc.context = &w;
     r = serve_bus(bus, stop_fd, &w.failure, err, err_length);
 out:
     lib.error_free(&error);
     if (reply) lib.message_unref(reply);
     if (properties) lib.slot_unref(properties);
     if (completed) lib.slot_unref(completed);
+    if (owner) lib.slot_unref(owner);
     if (bus) lib.flush_close_unref(bus);
     return r;
 }

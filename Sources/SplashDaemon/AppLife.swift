@@ -35,6 +35,8 @@ struct AppLife: Sendable {
     private var busLost = false
     /// The watch is connected and has sent the unit's state since.
     private var connected = false
+    /// Signals in systemd's name from another sender: logged a few a minute, the rest counted.
+    private var refusals = ResumeLogLimit()
 
     init(settings: AppSettings) {
         watch = AppWatch(settings: settings)
@@ -70,6 +72,14 @@ struct AppLife: Sendable {
             verdict = watch.jobEnded(job, result: result, at: now)
         case .startQueued(let job):
             verdict = watch.startQueued(job: job, at: now)
+        case .refused(let sender):
+            // Only systemd speaks for systemd (design §18): nothing changes.
+            let (logged, folded) = refusals.admit(at: now)
+            if logged {
+                let more = folded > 0 ? " (and \(folded) more since the last one told)" : ""
+                actions.append(.log(.warning, "refused a signal in systemd's name from \(LogExcerpt.of(sender)), which does not own it\(more)"))
+            }
+            verdict = nil
         }
         if let verdict { actions.append(.verdict(verdict)) }
         return actions

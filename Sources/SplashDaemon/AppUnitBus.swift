@@ -18,6 +18,9 @@ public enum AppUnitEvent: Sendable, Equatable {
     case startQueued(job: UInt32)
     /// The connection to the bus failed; the watch connects again after a pause.
     case lost(String)
+    /// A signal in systemd's name from `sender`, which does not own the name: not taken (design
+    /// §18), only logged.
+    case refused(sender: String)
 }
 
 /// A call about the app's unit that systemd refused or could not be made.
@@ -120,6 +123,10 @@ private final class WatchSink: Sendable {
         let result = withUnsafeBytes(of: event.result) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         if event.kind == Int32(SPLASHD_UNIT_EVENT_JOB_REMOVED.rawValue) {
             onEvent(.jobEnded(job: event.job, result: result))
+            return
+        }
+        if event.kind == Int32(SPLASHD_UNIT_EVENT_REFUSED.rawValue) {
+            onEvent(.refused(sender: withUnsafeBytes(of: event.sender) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }))
             return
         }
         let active = withUnsafeBytes(of: event.active_state) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }

@@ -12,6 +12,7 @@
 enum splashd_unit_event_kind {
     SPLASHD_UNIT_EVENT_STATE = 0,       // the unit's state, as one signal (or GetAll) had it
     SPLASHD_UNIT_EVENT_JOB_REMOVED = 1, // systemd's JobRemoved for a job of the unit
+    SPLASHD_UNIT_EVENT_REFUSED = 2,     // a signal in systemd's name from another sender: not taken
 };
 
 typedef struct {
@@ -26,6 +27,8 @@ typedef struct {
     /// A state event: the service's Result (`success`, `exit-code`, …). JobRemoved: the job's
     /// result (`done`, `canceled`, `failed`, …).
     char result[32];
+    /// A refused signal: its sender's unique name.
+    char sender[256];
 } splashd_unit_event;
 
 typedef void (*splashd_unit_callback)(void *context, const splashd_unit_event *event);
@@ -61,6 +64,8 @@ int splashd_bus_unit_call(const char *address, int method, const char *unit, uin
 enum splashd_rauc_event_kind {
     SPLASHD_RAUC_EVENT_PROPERTIES = 0, // a PropertiesChanged signal (or the GetAll at the start)
     SPLASHD_RAUC_EVENT_COMPLETED = 1,  // the Completed signal
+    SPLASHD_RAUC_EVENT_REFUSED = 2,    // a signal in RAUC's name from another sender: not taken
+    SPLASHD_RAUC_EVENT_OWNER = 3,      // RAUC's owner changed: `sender` is the new one (empty: gone)
 };
 
 typedef struct {
@@ -76,6 +81,9 @@ typedef struct {
     char last_error[1024];
     /// Completed's result: 0 succeeded, anything else failed.
     int32_t result;
+    /// A refused signal: its sender's unique name. An owner event: RAUC's new unique name, empty
+    /// when it left the bus.
+    char sender[256];
 } splashd_rauc_event;
 
 typedef void (*splashd_rauc_callback)(void *context, const splashd_rauc_event *event);
@@ -84,7 +92,13 @@ typedef void (*splashd_rauc_callback)(void *context, const splashd_rauc_event *e
 /// readable (returns 0) or the connection fails (-errno): its PropertiesChanged signals
 /// (Operation, Progress, LastError) and Completed, in the order RAUC sent them. Reading them needs
 /// no grant (RAUC's bus policy lets anyone talk to it). When RAUC is on the bus at the start, its
-/// properties first (GetAll); RAUC is never started for it (no bus activation).
+/// properties first (GetAll); RAUC is never started for it (no bus activation). When it is not, an
+/// owner event with no owner first.
+///
+/// Only RAUC speaks for RAUC: a signal is taken only when its sender is the current unique owner
+/// of `de.pengutronix.rauc`; any other is told as a `SPLASHD_RAUC_EVENT_REFUSED` event. Every
+/// change of that owner after the start is told as a `SPLASHD_RAUC_EVENT_OWNER` event (RAUC
+/// killed or stopped: an owner event with no owner).
 int splashd_bus_watch_rauc(const char *address, int stop_fd, splashd_rauc_callback callback, void *context, char *err,
                            size_t err_length);
 
