@@ -218,19 +218,16 @@ public enum ThemeLoader {
     /// 120 characters, and a frame then took 0.8 s to lay out.
     public static let maximumTextBytes = 4 * maximumTextLength
 
-    /// What is wrong with a theme's text (its name, a tagline, an error's words), or nil.
-    /// Control characters are C0, DEL and C1 (U+0085 NEL split a name into lines on KMS) and the
-    /// line and paragraph separators.
+    /// What is wrong with a theme's text (its name, a tagline, an error's words), or nil. Its
+    /// characters follow `DisplayText`, the rule every text a state carries is cleaned to: no
+    /// control characters (C0, DEL and C1: U+0085 NEL split a name into lines on KMS), no line
+    /// or paragraph separators, no bidirectional overrides.
     static func textProblem(_ text: String) -> String? {
         guard !text.isEmpty, text.count <= maximumTextLength, text.utf8.count <= maximumTextBytes else {
             return "must have 1 to \(maximumTextLength) characters and at most \(maximumTextBytes) bytes"
         }
-        guard !text.unicodeScalars.contains(where: isControl) else { return "must not contain control characters" }
+        guard !DisplayText.isRefused(text) else { return DisplayText.problem }
         return nil
-    }
-
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
     }
 
     private static func choice<T: RawRepresentable & CaseIterable>(_ table: TableReader, _ key: String, _: T.Type) throws(ConfigError) -> T?
@@ -278,7 +275,7 @@ public enum ThemeLoader {
 
     private static func appStep(_ table: TableReader) throws(ConfigError) -> String? {
         guard let step = try table.string("app_step") else { return nil }
-        guard !step.isEmpty, step.utf8.count <= 256, !step.unicodeScalars.contains(where: isControl) else {
+        guard !step.isEmpty, step.utf8.count <= 256, !DisplayText.isRefused(step) else {
             throw table.error(at: "app_step", "app_step must be a step id: 1 to 256 bytes, no control characters")
         }
         return step

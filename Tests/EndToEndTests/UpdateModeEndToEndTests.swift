@@ -134,10 +134,10 @@ import TestSupport
         close(blocking)
         #expect(try until(renderer) { $0.update?.progress == 0.2 }.update?.message == nil, "the long message was not taken")
         #expect(daemon.waitForLog("a command of \(huge.count) bytes, over psplash's 2048: ignored"))
-        // Binary and terminal escapes: kept in the state, escaped in the log.
+        // Binary and terminal escapes: dropped from the state (docs/protocol.md, "Texts"), escaped in the log.
         try write([UInt8]("MSG ".utf8) + [0x1B] + Array("[2Jred".utf8) + [0x07, 0xFF, 0], to: fifo)
-        let binary = try until(renderer) { $0.update?.message?.hasSuffix("red\u{07}\u{FFFD}") == true }
-        #expect(binary.update?.message == "\u{1B}[2Jred\u{07}\u{FFFD}")
+        let binary = try until(renderer) { $0.update?.message?.hasSuffix("red\u{FFFD}") == true }
+        #expect(binary.update?.message == "[2Jred\u{FFFD}")
         #expect(daemon.waitForLog("MSG \\x1b[2Jred\\x07"), "\(daemon.log.suffix(2000))")
         #expect(!daemon.log.contains("\u{1B}"), "no raw escape reaches the log")
         // What psplash crashes on.

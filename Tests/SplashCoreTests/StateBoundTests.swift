@@ -28,15 +28,15 @@ import Testing
         #expect(read.steps[0].reason?.utf8.count == StateMessage.reasonBytes)
         #expect(read.steps[0].reason?.hasSuffix("…") == true)
         #expect(read.error?.detail?.utf8.count == StateMessage.textBytes)
-        #expect(read.message?.hasPrefix("stderr line\nstderr line") == true)
+        #expect(read.message?.hasPrefix("stderr line stderr line") == true, "its newlines are spaces (DisplayText)")
     }
 
-    /// 700 steps, each with a long reason: the reasons shrink until the line fits, and every
-    /// step keeps its id and label.
+    /// 300 steps, each with a long reason (twice as long in JSON): the reasons shrink until the
+    /// line fits, and every step keeps its id and label.
     @Test func manyStepsKeepTheirIdsAndLabelsAndTheirReasonsShrink() throws {
         let steps = (0..<300).map {
             StateMessage.Step(id: "step-\($0)", status: .skipped, attempt: 0, durationMs: 0, label: "Step \($0)",
-                              reason: String(repeating: "\u{1}", count: 400))
+                              reason: String(repeating: "\"", count: 400))
         }
         let line = ServerMessage.state(state(steps: steps)).line()
         #expect(line.count <= SocketDefaults.maxLineBytes)

@@ -35,15 +35,19 @@ import SplashTheme
     }
 
     /// Texts are bounded in bytes as well as characters (120 × "Z" + 1000 combining marks was
-    /// 120 characters and 240 KB), and C1 controls and line separators are control characters
-    /// too (U+0085 split the name into lines on KMS).
+    /// 120 characters and 240 KB), and follow the rule every state's text is cleaned to
+    /// (`DisplayText`): C1 controls (U+0085 split the name into lines on KMS), line separators and
+    /// bidirectional overrides are refused too.
     @Test func textsAreBoundedInBytesAndC1ControlsAreRefused() throws {
         let zalgo = String(repeating: "Z" + String(repeating: "\u{0301}", count: 1000), count: 120)
+        let refused = "must not contain control characters, line separators or bidirectional overrides"
         for (text, problem) in [
             (zalgo, "must have 1 to 200 characters and at most 800 bytes"),
-            ("A\u{85}B", "must not contain control characters"),
-            ("A\u{9B}B", "must not contain control characters"),
-            ("A\u{2028}B", "must not contain control characters"),
+            ("A\u{85}B", refused),
+            ("A\u{9B}B", refused),
+            ("A\u{2028}B", refused),
+            ("A\u{202E}B", refused),
+            ("A\u{2067}B\u{2069}", refused),
         ] {
             for key in ["name", "tagline"] {
                 let toml = key == "name" ? "name = \"\(text)\"\n" : "name = \"N\"\ntagline = \"\(text)\"\n"

@@ -1,7 +1,13 @@
 import SplashJSON
 
-/// A state line never exceeds the protocol's bound (`SocketDefaults.maxLineBytes`): the texts a
-/// plugin or a failure puts into a state are cut, with `…`, until it fits. What is cut, in order:
+/// A state line never exceeds the protocol's bound (`SocketDefaults.maxLineBytes`), and its texts
+/// follow the theme's rule (`DisplayText`). First, always, every text a state shows — `message`,
+/// the error's `message` and `detail`, the update's `message` and `error`, every step's `label`
+/// and `reason` — is cleaned to the rule: line breaks become a space, other control characters,
+/// the line separators and bidirectional overrides are dropped. Every state a client gets is made
+/// here, so no source (a plugin, psplash's FIFO, RAUC, `splashctl update`, a failure) bypasses it.
+/// Then the texts a plugin or a failure puts into a state are cut, with `…`, until it fits. What
+/// is cut, in order:
 ///
 /// 1. Always: `message`, the error's `message` and `detail`, the update's `message` and `error`
 ///    to `textBytes` bytes of UTF-8 each,
@@ -19,6 +25,7 @@ extension StateMessage {
     /// The state cut to fit in `maxBytes` once encoded, and its encoding.
     public func bounded(maxBytes: Int = SocketDefaults.maxLineBytes) -> (state: StateMessage, line: [UInt8]) {
         var state = self
+        state.cleanTexts()
         state.cutTexts(to: Self.textBytes)
         state.cutReasons(to: Self.reasonBytes)
         var line = state.encoded()
@@ -41,6 +48,25 @@ extension StateMessage {
         var writer = JSONWriter()
         write(to: &writer)
         return writer.bytes
+    }
+
+    /// Every shown text cleaned to `DisplayText`'s rule.
+    mutating func cleanTexts() {
+        message = message.map(DisplayText.cleaned)
+        if var error {
+            error.message = DisplayText.cleaned(error.message)
+            error.detail = error.detail.map(DisplayText.cleaned)
+            self.error = error
+        }
+        if var update {
+            update.message = update.message.map(DisplayText.cleaned)
+            update.error = update.error.map(DisplayText.cleaned)
+            self.update = update
+        }
+        for index in steps.indices {
+            steps[index].label = steps[index].label.map(DisplayText.cleaned)
+            steps[index].reason = steps[index].reason.map(DisplayText.cleaned)
+        }
     }
 
     private mutating func cutTexts(to bytes: Int) {
