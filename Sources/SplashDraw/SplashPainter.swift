@@ -36,6 +36,11 @@ public final class SplashPainter {
     static let maximumLayouts = TextLayouts.maximum
     /// How many are kept now (tests).
     var cachedLayouts: Int { texts.count }
+    /// The most lines a text from the state takes (the step's message, the updater's message or
+    /// error, the error view's title, which is the state's message when the theme has no words
+    /// for the error): a longer one ends its last line in `…` rather than push the view off the
+    /// screen.
+    public static let stateTextLines = 3
 
     /// A painter for `theme` with its files as `ThemeLoader` read them (regular files, no links,
     /// bounded: the logo is decoded from those bytes, never read again from disk); `directory`
@@ -171,8 +176,8 @@ public final class SplashPainter {
         // The firmware's logo stays where the firmware put it (it never moves: one picture from
         // power-on); the texts begin under it.
         if firmwareLogo?.origin(onWidth: Int(width), height: Int(height)) != nil { y = max(y, logo.maxY + 24) }
-        func block(_ text: String, _ style: TextStyle, maxWidth: Double) -> SplashLayout.Rect {
-            let size = texts.measure(text, style, width: maxWidth)
+        func block(_ text: String, _ style: TextStyle, maxWidth: Double, lines: Int? = nil) -> SplashLayout.Rect {
+            let size = texts.measure(text, style, width: maxWidth, lines: lines)
             defer { y += size.height }
             return SplashLayout.Rect(x: width / 2 - maxWidth / 2, y: y, width: maxWidth, height: size.height)
         }
@@ -197,7 +202,7 @@ public final class SplashPainter {
             }
             if let message = mode.message, !message.isEmpty {
                 y += 12
-                layout.modeMessage = block(message, .step, maxWidth: textWidth)
+                layout.modeMessage = block(message, .step, maxWidth: textWidth, lines: Self.stateTextLines)
             }
             if let warning = mode.warning, !warning.isEmpty {
                 y += 16
@@ -214,7 +219,7 @@ public final class SplashPainter {
             layout.errorIcon = SplashLayout.Rect(x: width / 2 - 12, y: y, width: 24, height: 24)
             y += 24 + 12
             let textWidth = min(320, column)
-            layout.errorTitle = block(error.title, .errorTitle, maxWidth: textWidth)
+            layout.errorTitle = block(error.title, .errorTitle, maxWidth: textWidth, lines: Self.stateTextLines)
             if let detail = error.detail, !detail.isEmpty {
                 y += 4
                 layout.errorDetail = block(detail, .errorDetail, maxWidth: textWidth)
@@ -238,7 +243,7 @@ public final class SplashPainter {
             }
             if theme.showStep, let step = view.step, !step.isEmpty {
                 y += 8
-                layout.step = block(step, .step, maxWidth: min(280, column))
+                layout.step = block(step, .step, maxWidth: min(280, column), lines: Self.stateTextLines)
             }
         }
         return layout
@@ -334,7 +339,7 @@ public final class SplashPainter {
             drawIndicator(cr, rect, sinceSlow: sinceSlow, opacity: opacity)
             if let bar = layout.progress { drawProgress(cr, bar, progress: view.progress, opacity: opacity) }
             if let rect = layout.step, let step = view.step {
-                drawText(cr, step, .step, in: rect, color: palette.secondary, opacity: opacity, offset: 0)
+                drawText(cr, step, .step, in: rect, color: palette.secondary, opacity: opacity, offset: 0, lines: Self.stateTextLines)
             }
         }
         if let error = view.error, view.phase == .error {
@@ -406,10 +411,10 @@ public final class SplashPainter {
 
     private func drawText(
         _ cr: OpaquePointer, _ text: String, _ style: TextStyle, in rect: SplashLayout.Rect, color: ThemeColor, opacity: Double,
-        offset: Double
+        offset: Double, lines: Int? = nil
     ) {
         guard opacity > 0 else { return }
-        let layout = texts.layout(text, style, width: rect.width)
+        let layout = texts.layout(text, style, width: rect.width, lines: lines)
         setColor(cr, color, opacity: opacity)
         cairo_move_to(cr, rect.x, rect.y + offset)
         pango_cairo_update_layout(cr, layout)
@@ -469,7 +474,7 @@ public final class SplashPainter {
             drawProgress(cr, bar, progress: progress, opacity: opacity, radius: 3)
         }
         if let rect = layout.modeMessage, let message = mode.message {
-            drawText(cr, message, .step, in: rect, color: palette.secondary, opacity: opacity, offset: offset)
+            drawText(cr, message, .step, in: rect, color: palette.secondary, opacity: opacity, offset: offset, lines: Self.stateTextLines)
         }
         if let rect = layout.modeWarning, let warning = mode.warning {
             drawText(cr, warning, .modeWarning, in: rect, color: palette.foreground, opacity: opacity, offset: offset)
@@ -493,7 +498,7 @@ public final class SplashPainter {
     private func drawError(_ cr: OpaquePointer, _ error: SplashView.ErrorView, _ layout: SplashLayout, focus: SplashView.Button?) {
         if let icon = layout.errorIcon { drawErrorIcon(cr, icon) }
         if let rect = layout.errorTitle {
-            drawText(cr, error.title, .errorTitle, in: rect, color: palette.error, opacity: 1, offset: 0)
+            drawText(cr, error.title, .errorTitle, in: rect, color: palette.error, opacity: 1, offset: 0, lines: Self.stateTextLines)
         }
         if let rect = layout.errorDetail, let detail = error.detail {
             drawText(cr, detail, .errorDetail, in: rect, color: palette.foreground, opacity: 0.7, offset: 0)

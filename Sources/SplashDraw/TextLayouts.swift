@@ -1,4 +1,5 @@
 import CPango
+import SplashCore
 
 /// The painter's texts laid out by pango, kept for the next frame: every text of the theme at a
 /// few sizes, and the step and error messages of the moment, at most `maximum` of them (then it
@@ -19,6 +20,7 @@ final class TextLayouts {
         var text: String
         var style: TextStyle
         var width: Int
+        var lines: Int?
     }
 
     init(family: String) { self.family = family }
@@ -39,9 +41,11 @@ final class TextLayouts {
         return context
     }
 
-    /// A pango layout of `text` wrapped (centered) within `width`.
-    func layout(_ text: String, _ style: TextStyle, width: Double) -> OpaquePointer {
-        let key = Key(text: text, style: style, width: Int(width.rounded()))
+    /// A pango layout of `text` wrapped (centered) within `width`; with `lines`, at most that
+    /// many lines, the last one ending in `…` when the text goes on. Such a text is one paragraph
+    /// (its line breaks are spaces, `DisplayText.cleaned`): pango counts the lines per paragraph.
+    func layout(_ text: String, _ style: TextStyle, width: Double, lines: Int? = nil) -> OpaquePointer {
+        let key = Key(text: text, style: style, width: Int(width.rounded()), lines: lines)
         if let layout = layouts[key] { return layout }
         if layouts.count >= Self.maximum {
             // The theme's few texts are laid out again on the next frame.
@@ -65,14 +69,24 @@ final class TextLayouts {
         pango_layout_set_width(layout, Int32(max(width, 1) * Double(PANGO_SCALE)))
         pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
         pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER)
-        pango_layout_set_text(layout, text, -1)
+        if let lines {
+            pango_layout_set_height(layout, -Int32(max(lines, 1)))
+            pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
+        }
+        pango_layout_set_text(layout, lines == nil ? text : DisplayText.cleaned(text), -1)
         layouts[key] = layout
         return layout
     }
 
-    /// The size of `text` laid out within `width`: the widest line, and the lines' height.
-    func measure(_ text: String, _ style: TextStyle, width: Double) -> (width: Double, height: Double) {
-        let layout = layout(text, style, width: width)
+    /// Whether `text` laid out within `width` in at most `lines` lines was cut (ends in `…`).
+    func isCut(_ text: String, _ style: TextStyle, width: Double, lines: Int) -> Bool {
+        pango_layout_is_ellipsized(layout(text, style, width: width, lines: lines)) != 0
+    }
+
+    /// The size of `text` laid out within `width` (in at most `lines` lines): the widest line,
+    /// and the lines' height.
+    func measure(_ text: String, _ style: TextStyle, width: Double, lines: Int? = nil) -> (width: Double, height: Double) {
+        let layout = layout(text, style, width: width, lines: lines)
         var ink = PangoRectangle(), logical = PangoRectangle()
         pango_layout_get_pixel_extents(layout, &ink, &logical)
         let lines = Double(pango_layout_get_line_count(layout))
