@@ -11,24 +11,47 @@ import Glibc
 /// view (`RaucInstaller` says how). Through the sd-bus splashd already loads for `[app]`; reading
 /// needs no grant. The watch runs on a thread of its own, blocked in poll(2), and connects again
 /// after the bus failed, as the app's watch does.
+///
+/// Only RAUC speaks for RAUC (design §18): the C watch takes a signal only from the current owner
+/// of RAUC's name, and tells every other as refused; those are logged at most a few a minute.
 enum RaucWatch {
     /// Watches until the returned function is called, handing each input to `controller`.
     static func start<C: Clock>(controller: LaunchController<C>, logger: Logger) -> @Sendable () -> Void where C.Duration == Duration {
         let state = Mutex(RaucInstaller())
+        // RAUC's steps in the journal: an install reports about 20; a flood, 60 a minute.
+        let steps = FoldedLog(logger: logger, prefix: "RAUC: ", what: "progress lines", limit: LogLimit(burst: 60))
+        let refusals = Mutex(ResumeLogLimit())
+        let clock = ContinuousClock()
+        let origin = clock.now
         return BusWatch.start(
             attempt: { stopFD, message in
                 let sink = Unmanaged.passRetained(RaucSink { event in
-                    let completed = event.kind == Int32(SPLASHD_RAUC_EVENT_COMPLETED.rawValue)
-                    let properties = RaucSink.properties(event)
-                    let inputs = state.withLock { installer in
-                        completed ? installer.completed(event.result) : installer.changed(properties)
-                    }
-                    // Every step RAUC reports, in the journal (a state may carry only the last of
-                    // a quick burst: renderers draw at most one a frame).
-                    if completed {
+                    let inputs: [ModeMachine.UpdateInput]
+                    switch event.kind {
+                    case Int32(SPLASHD_RAUC_EVENT_REFUSED.rawValue):
+                        // Not RAUC's: dropped, with a line now and then (a flood of them would
+                        // otherwise flood the journal).
+                        let (logged, folded) = refusals.withLock { $0.admit(at: origin.duration(to: clock.now)) }
+                        guard logged else { return }
+                        let more = folded > 0 ? " (and \(folded) more since the last one told)" : ""
+                        logger.warning("refused a signal in RAUC's name from \(RaucSink.text(event.sender)), which does not own it\(more)")
+                        return
+                    case Int32(SPLASHD_RAUC_EVENT_OWNER.rawValue):
+                        let owner = RaucSink.text(event.sender)
+                        inputs = owner.isEmpty ? state.withLock { $0.lost() } : []
+                        if !inputs.isEmpty { logger.warning("RAUC left the bus during an install") }
+                    case Int32(SPLASHD_RAUC_EVENT_COMPLETED.rawValue):
+                        inputs = state.withLock { $0.completed(event.result) }
+                        steps.flush()
                         logger.info("RAUC: Completed(\(event.result))")
-                    } else if let progress = properties.progress, !inputs.isEmpty {
-                        logger.info("RAUC: \(progress.percentage)% \(progress.message)")
+                    default:
+                        let properties = RaucSink.properties(event)
+                        inputs = state.withLock { $0.changed(properties) }
+                        // Every step RAUC reports, in the journal (a state may carry only the last
+                        // of a quick burst: renderers draw at most one a frame).
+                        if let progress = properties.progress, !inputs.isEmpty {
+                            steps.log(.info, "\(progress.percentage)% \(progress.message)")
+                        }
                     }
                     for input in inputs { controller.updater(input, from: .rauc) }
                 })

@@ -36,8 +36,12 @@ struct Update: ParsableCommand {
 
     func run() throws {
         let daemon = DaemonSocket(socket: parent.socket)
-        if let progress { try daemon.control(.update(.progress(progress / 100))) }
-        if let message { try daemon.control(.update(.message(message))) }
+        switch (progress, message) {
+        case (let progress?, let message?): try daemon.control(.update(.step(progress / 100, message: message)))
+        case (let progress?, nil): try daemon.control(.update(.progress(progress / 100)))
+        case (nil, let message?): try daemon.control(.update(.message(message)))
+        case (nil, nil): break
+        }
         if succeeded { try daemon.control(.update(.ended(.succeeded, error: nil))) }
         if let failed { try daemon.control(.update(.ended(.failed, error: failed))) }
         if clear { try daemon.control(.update(.quit)) }
@@ -70,7 +74,8 @@ struct Shutdown: ParsableCommand {
 /// own client, byte for byte, so Mender's state scripts and anything else that calls it work
 /// unchanged: `COMMAND` and a NUL written to `$PSPLASH_FIFO_DIR/psplash_fifo` (`/run` by default),
 /// opened without blocking; when nothing reads it, nothing is written and the exit status is 255,
-/// silently, as psplash's.
+/// silently, as psplash's. Unlike psplash's, it writes only into a FIFO, never through a link:
+/// anything else at the path is as a FIFO nothing reads.
 struct PsplashWrite: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "psplash-write",
@@ -78,7 +83,8 @@ struct PsplashWrite: ParsableCommand {
         discussion: """
             splashd reads the FIFO with [update] psplash_fifo = true. The package links \
             /usr/bin/psplash-write to this command. Exit status: 0 written (as psplash's, a full FIFO \
-            is not looked at); 255 no reader (nothing written, nothing said), or not exactly one argument.
+            is not looked at); 255 no reader, or the path is not a FIFO (a link, a regular file: \
+            nothing written, nothing said), or not exactly one argument.
             """
     )
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The command.", valueName: "command")) var command: [String] = []
@@ -96,9 +102,14 @@ struct PsplashWrite: ParsableCommand {
         }
         // As splashd reads it: an empty directory is the default's.
         let directory = environment["PSPLASH_FIFO_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/run"
-        let fd = open(directory + "/psplash_fifo", O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        // Never through a link, and only into a FIFO: psplash's own client follows a link and
+        // writes into whatever is there (a regular file's first bytes). Anything else is as when
+        // nothing reads: nothing written, 255.
+        let fd = open(directory + "/psplash_fifo", O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else { return 255 }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFIFO else { return 255 }
         // As psplash's: one write, its result not looked at (a full FIFO loses the command).
         let bytes = Array(arguments[0].utf8) + [0]
         _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }

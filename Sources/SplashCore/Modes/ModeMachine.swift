@@ -7,7 +7,9 @@
 /// - An update begins with the first word of an updater (a progress, a message) while none runs,
 ///   and ends with the updater's end: `succeeded` ("Restarting…") or `failed` (its error) stay
 ///   for `endView`, then the mode goes back; psplash's `QUIT` ends it at once.
-/// - A shutdown is for good: nothing ends it but the power.
+/// - A shutdown is for good: nothing ends it but the power, and the first word says which
+///   (reboot or power-off): a second is nothing new, of either kind (the view does not flip
+///   between "Restarting" and "Shutting down" while the device goes down).
 /// - The launch is held (it does not leave `loading` for `dismissing`) while the mode is not
 ///   `launch`.
 public struct ModeMachine: Sendable {
@@ -36,6 +38,9 @@ public struct ModeMachine: Sendable {
         case progress(Double)
         /// The updater's message; empty clears it.
         case message(String)
+        /// A progress and the message that goes with it (RAUC's `Progress`), as one input: a state
+        /// never pairs the one with another's.
+        case step(Double, message: String)
         /// The updater ended: `succeeded` or `failed` (with its error).
         case ended(UpdateStatus.Result, error: String?)
         /// psplash's `QUIT`: the update's view goes at once.
@@ -83,6 +88,11 @@ public struct ModeMachine: Sendable {
         case .message(let text):
             if update?.result != .running { begin() }
             update?.message = text.isEmpty ? nil : text
+        case .step(let fraction, let text):
+            guard fraction.isFinite else { return [] }
+            if update?.result != .running { begin() }
+            update?.progress = min(1, max(0, fraction))
+            update?.message = text.isEmpty ? nil : text
         case .ended(let result, let error):
             guard result != .running else { return [] }
             if update == nil { begin() }
@@ -103,9 +113,9 @@ public struct ModeMachine: Sendable {
         return actions(since: before, events)
     }
 
-    /// The device goes down (`kind`) at `now`: for good.
+    /// The device goes down (`kind`) at `now`: for good. Once it does, nothing changes.
     public mutating func shutDown(_ kind: ShutdownKind, at now: Duration) -> [Action] {
-        guard shutdown != kind else { return [] }
+        guard shutdown == nil else { return [] }
         let before = self
         shutdown = kind
         return actions(since: before, [.shutdownStarted(kind)])

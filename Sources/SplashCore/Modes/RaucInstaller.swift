@@ -3,10 +3,16 @@
 /// I/O, as `ModeMachine` is.
 ///
 /// - `Operation` `installing` begins the update.
-/// - `Progress` (percentage, message, depth) moves the bar and says the message, while installing
-///   (RAUC keeps its last progress after an install: a stale one read at the start is no update).
+/// - `Progress` (percentage, message, depth) moves the bar and says the message, as one input
+///   (`step`: a state never pairs one step's percentage with another's message), while
+///   installing (RAUC keeps its last progress after an install: a stale one read at the start is
+///   no update).
 /// - `LastError` is kept for the end.
 /// - `Completed` 0: succeeded ("Restarting…"); anything else: failed, with `LastError`.
+/// - An install that stops without `Completed` ends failed, with `LastError` when RAUC set one,
+///   else "The update stopped": `Operation` back to `idle` (RAUC sends `Completed` first when it
+///   ends an install itself), or RAUC leaving the bus (killed, restarted, stopped: `lost()`).
+///   Otherwise the view, and the launch held behind it, would stay for good.
 public struct RaucInstaller: Sendable, Equatable {
     /// What one signal (or the first reading) said; nil: it did not say.
     public struct Properties: Sendable, Equatable {
@@ -33,24 +39,35 @@ public struct RaucInstaller: Sendable, Equatable {
 
     public init() {}
 
+    /// The error an install that stopped without `Completed` ends with, when RAUC set none.
+    public static let stopped = "The update stopped"
+
     /// Properties changed (in the order RAUC sent them, `Operation` first when it is among them).
     public mutating func changed(_ properties: Properties) -> [ModeMachine.UpdateInput] {
         var inputs: [ModeMachine.UpdateInput] = []
-        if let operation = properties.operation {
-            if operation == "installing", !installing {
-                installing = true
-                lastError = nil
-                if properties.progress == nil { inputs.append(.progress(0)) }
-            } else if operation != "installing" {
-                installing = false
-            }
+        if properties.operation == "installing", !installing {
+            installing = true
+            lastError = nil
+            if properties.progress == nil { inputs.append(.progress(0)) }
         }
         if let error = properties.lastError { lastError = error.isEmpty ? nil : error }
         if installing, let progress = properties.progress {
-            inputs.append(.progress(Double(min(100, max(0, progress.percentage))) / 100))
-            inputs.append(.message(progress.message))
+            inputs.append(.step(Double(min(100, max(0, progress.percentage))) / 100, message: progress.message))
+        }
+        if let operation = properties.operation, operation != "installing", installing {
+            inputs += stop()
         }
         return inputs
+    }
+
+    /// RAUC left the bus (its name has no owner): an install under way ends failed.
+    public mutating func lost() -> [ModeMachine.UpdateInput] {
+        installing ? stop() : []
+    }
+
+    private mutating func stop() -> [ModeMachine.UpdateInput] {
+        installing = false
+        return [.ended(.failed, error: lastError ?? Self.stopped)]
     }
 
     /// `Completed(result)`.

@@ -177,6 +177,9 @@ public struct Request: Sendable, Equatable {
         case .shutdown(let kind): object["kind"] = .string(kind.rawValue)
         case .update(.progress(let fraction)): object["progress"] = .number(fraction)
         case .update(.message(let text)): object["message"] = .string(text)
+        case .update(.step(let fraction, let text)):
+            object["progress"] = .number(fraction)
+            object["message"] = .string(text)
         case .update(.ended(let result, let error)):
             object["result"] = .string(result.rawValue)
             if let error { object["error"] = .string(error) }
@@ -190,14 +193,23 @@ public struct Request: Sendable, Equatable {
 }
 
 extension Request {
-    /// An `update` command's one input: `progress` (0…1), `message`, `result` (`succeeded` or
-    /// `failed`, with an optional `error`), or `clear: true` (the view goes at once).
+    /// An `update` command's one input: `progress` (0…1), `message`, both together (one state
+    /// shows them as a pair), `result` (`succeeded` or `failed`, with an optional `error`), or
+    /// `clear: true` (the view goes at once).
     struct UpdateError: Error { var message: String }
 
     static func parseUpdate(_ object: [String: JSONValue]) -> Result<ModeMachine.UpdateInput, UpdateError> {
         let given = ["progress", "message", "result", "clear"].filter { object[$0] != nil }
+        if given == ["progress", "message"] {
+            return parseUpdate(["progress": object["progress"]!]).flatMap { progress in
+                parseUpdate(["message": object["message"]!]).map { message in
+                    guard case .progress(let fraction) = progress, case .message(let text) = message else { return progress }
+                    return .step(fraction, message: text)
+                }
+            }
+        }
         guard given.count == 1, let key = given.first else {
-            return .failure(UpdateError(message: "update needs one of \"progress\", \"message\", \"result\" or \"clear\""))
+            return .failure(UpdateError(message: "update needs one of \"progress\", \"message\" (or both), \"result\" or \"clear\""))
         }
         switch key {
         case "progress":

@@ -54,8 +54,11 @@ import Testing
         #expect(try parse(#"{"cmd":"update","result":"succeeded"}"#).get().command == .update(.ended(.succeeded, error: nil)))
         #expect(try parse(#"{"cmd":"update","result":"failed","error":"disk full"}"#).get().command == .update(.ended(.failed, error: "disk full")))
         #expect(try parse(#"{"cmd":"update","clear":true}"#).get().command == .update(.quit))
+        // A progress and its message together: one input, so one state shows them as a pair.
+        #expect(try parse(#"{"cmd":"update","progress":0.9,"message":"Copying"}"#).get().command == .update(.step(0.9, message: "Copying")))
         #expect(try parse(#"{"cmd":"shutdown","kind":"reboot"}"#).get().command == .shutdown(.reboot))
-        for command in [Request.Command.update(.progress(0.5)), .update(.message("m")), .update(.ended(.failed, error: "e")), .update(.quit),
+        for command in [Request.Command.update(.progress(0.5)), .update(.message("m")), .update(.step(0.25, message: "m")),
+                        .update(.ended(.failed, error: "e")), .update(.quit),
                         .shutdown(.poweroff)] {
             #expect(command.needsControl)
             #expect(try parse(Request(command).encoded()).get().command == command)
@@ -63,7 +66,8 @@ import Testing
     }
 
     @Test(arguments: [
-        #"{"cmd":"update"}"#, #"{"cmd":"update","progress":0.5,"message":"two"}"#, #"{"cmd":"update","progress":1.5}"#,
+        #"{"cmd":"update"}"#, #"{"cmd":"update","progress":0.5,"result":"failed"}"#, #"{"cmd":"update","progress":1.5}"#,
+        #"{"cmd":"update","progress":1.5,"message":"two"}"#, #"{"cmd":"update","progress":0.5,"message":2}"#,
         #"{"cmd":"update","progress":"half"}"#, #"{"cmd":"update","result":"running"}"#, #"{"cmd":"update","result":"failed","error":4}"#,
         #"{"cmd":"update","clear":false}"#, #"{"cmd":"shutdown"}"#, #"{"cmd":"shutdown","kind":"halt"}"#,
     ])
