@@ -24,7 +24,9 @@ final class ConnectionHandler: ChannelInboundHandler {
     private let access: AccessPolicy
     private let logger: Logger
     private var context: ChannelHandlerContext?
-    private var peer: PeerCredentials?
+    /// The peer's credentials, taken at accept (nil: the socket could not tell, and the peer may
+    /// only watch).
+    private let peer: PeerCredentials?
     private var mayControl: Bool?
     private var queue = CircularBuffer<LineFrame>()
     private var busy = false
@@ -40,10 +42,11 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var pendingState: StateLine?
     private var pendingEvents = CircularBuffer<ByteBuffer>()
 
-    init(commands: any CommandHandler, broadcaster: StateBroadcaster, access: AccessPolicy, logger: Logger) {
+    init(commands: any CommandHandler, broadcaster: StateBroadcaster, access: AccessPolicy, peer: PeerCredentials?, logger: Logger) {
         self.commands = commands
         self.broadcaster = broadcaster
         self.access = access
+        self.peer = peer
         self.logger = logger
     }
 
@@ -55,8 +58,6 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        PeerCredentials.of(context.channel).whenSuccess { peer in loopBound.value.peer = peer }
         write(.hello(protocol: protocolVersion, version: splashdVersion))
         context.flush()
         context.fireChannelActive()

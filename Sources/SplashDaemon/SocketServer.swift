@@ -74,9 +74,12 @@ public final class SocketServer: Sendable {
                         return
                     }
                     channel.closeFuture.whenComplete { _ in limit.release() }
+                    // What the kernel recorded when the peer connected, taken now: its rights are
+                    // decided from this alone, never from /proc later (PeerCredentials).
+                    let peer = PeerCredentials.of(channel)
                     let handlers: [any ChannelHandler] = [
                         ByteToMessageHandler(LineFrameDecoder(maxLength: SocketDefaults.maxLineBytes)),
-                        ConnectionHandler(commands: commands, broadcaster: broadcaster, access: access, logger: logger),
+                        ConnectionHandler(commands: commands, broadcaster: broadcaster, access: access, peer: peer, logger: logger),
                     ]
                     try channel.pipeline.syncOperations.addHandlers(handlers)
                 }

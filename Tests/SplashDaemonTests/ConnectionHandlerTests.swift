@@ -23,7 +23,7 @@ import Testing
                 ByteToMessageHandler(LineFrameDecoder(maxLength: SocketDefaults.maxLineBytes)),
                 ConnectionHandler(
                     commands: SocketServerTests.NoCommands(), broadcaster: broadcaster,
-                    access: AccessPolicy(controlGID: nil), logger: logger
+                    access: AccessPolicy(controlGID: nil), peer: nil, logger: logger
                 ),
             ]
             try channel.pipeline.syncOperations.addHandlers(handlers)
