@@ -82,7 +82,7 @@ static void move_to_new_root(int signal) {
     int saved = errno;
     // The acknowledgement is made in the initramfs (where the script looks for it) and written
     // once the move is done.
-    int ack = open(new_root_ack, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int ack = open(new_root_ack, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
     const char *answer = "ok\n";
     if (chroot(new_root) != 0) {
         answer = errno == ENOENT ? "failed: no such directory\n" : errno == EPERM ? "failed: not permitted\n" : "failed\n";

@@ -5,8 +5,8 @@ import SplashPlugins
 import SplashSupport
 
 extension BuiltinServices {
-    /// Removes the temporaries of atomic writes (`.NAME.tmp-PID`) that a crash or a power cut
-    /// left behind, before anything is written: every one in the state directory, and those of
+    /// Removes the temporaries of atomic writes (`.NAME.tmp-PID-RANDOM`) that a crash or a power
+    /// cut left behind, before anything is written: every one in the state directory, and those of
     /// the built-in steps' own files (session, config cache and its ETag, launch counter) where
     /// `graph` puts them elsewhere. Returns the paths removed; each removal is logged.
     @discardableResult

@@ -12,13 +12,17 @@ public final class DisplayLock {
     private var fd: Int32
 
     /// Takes the lock at `path`. The file is made under another name, locked, then renamed into
-    /// place: a waiter that finds it finds it locked. The other name is made new (one left by an
-    /// earlier process of the same pid is removed first, a link as a link): no file is opened
-    /// through a link or truncated.
+    /// place: a waiter that finds it finds it locked. The other name is unpredictable
+    /// (`PATH.PID-RANDOM`) and made new: no file is opened through a link or truncated, and one
+    /// planted under a name drawn is passed over (issue 48, as `AtomicFile`).
     public init(path: String) throws(KMSError) {
-        let temporary = "\(path).\(getpid())"
-        unlink(temporary)
-        let fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        var temporary = ""
+        var fd: Int32 = -1
+        for _ in 0..<16 {
+            temporary = "\(path).\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
+            fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            if fd >= 0 || errno != EEXIST { break }
+        }
         guard fd >= 0 else { throw KMSError("cannot make the display lock \(temporary)", errno: errno) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
