@@ -155,6 +155,33 @@ struct index {
 
 static const char *parse_index(char *text, const char *path, struct index *index, char *why, size_t why_length);
 
+/* `text` as a number in `base` (10 or 16) of at most `max`, into *value: 1, or 0 when it is not
+ * one. Digits only: no sign, space, prefix or anything after them, and no wrapping (strtoul took
+ * 4294967360 and, cast to 32 bits, made it 64). */
+static int number_at_most(const char *text, unsigned base, uint64_t max, uint64_t *value) {
+    uint64_t result = 0;
+    if (!*text) return 0;
+    for (const char *p = text; *p; p++) {
+        unsigned digit;
+        if (*p >= '0' && *p <= '9') digit = (unsigned)(*p - '0');
+        else if (base == 16 && *p >= 'a' && *p <= 'f') digit = (unsigned)(*p - 'a') + 10;
+        else return 0;
+        if (result > (max - digit) / base) return 0;
+        result = result * base + digit;
+    }
+    *value = result;
+    return 1;
+}
+
+/* Copies `text` into `field` (of `size` bytes, its NUL included): 1, or 0 when it does not fit
+ * whole (a name cut short would name another output or another file). */
+static int copy_whole(char *field, size_t size, const char *text) {
+    size_t length = strlen(text);
+    if (length >= size) return 0;
+    memcpy(field, text, length + 1);
+    return 1;
+}
+
 /* Reads CACHE/first-frames: NULL when it answers, else why not (written into `why`). */
 static const char *read_index(const char *directory, struct index *index, char *why, size_t why_length) {
     char path[4096];
@@ -210,23 +237,48 @@ static const char *parse_index(char *text, const char *path, struct index *index
             if (f) *f++ = 0;
         }
         if (count == 2 && strcmp(fields[0], "arguments") == 0) {
-            index->arguments = strtoull(fields[1], NULL, 16);
+            if (!number_at_most(fields[1], 16, UINT64_MAX, &index->arguments)) {
+                snprintf(why, why_length, "%s: line %d: the arguments' hash %s is not 1 to 16 hex digits", path, number,
+                         fields[1]);
+                return why;
+            }
             index->has_arguments = 1;
         } else if (count == 5 && strcmp(fields[0], "output") == 0 && index->count < MAX_OUTPUTS) {
             struct output *o = &index->outputs[index->count++];
-            snprintf(o->name, sizeof o->name, "%s", fields[1]);
-            o->width = (uint32_t)strtoul(fields[2], NULL, 10);
-            o->height = (uint32_t)strtoul(fields[3], NULL, 10);
-            snprintf(o->file, sizeof o->file, "%s", fields[4]);
-            if (!o->width || !o->height || o->width > MAX_SIDE || o->height > MAX_SIDE || strchr(o->file, '/')) {
+            uint64_t width = 0, height = 0;
+            if (!number_at_most(fields[2], 10, MAX_SIDE, &width) || !number_at_most(fields[3], 10, MAX_SIDE, &height) ||
+                !width || !height) {
+                snprintf(why, why_length, "%s: line %d is not an output: its size %sx%s is not two numbers from 1 to %d",
+                         path, number, fields[2], fields[3], MAX_SIDE);
+                return why;
+            }
+            o->width = (uint32_t)width;
+            o->height = (uint32_t)height;
+            if (!copy_whole(o->name, sizeof o->name, fields[1])) {
+                snprintf(why, why_length, "%s: line %d is not an output: its name is %zu bytes, more than %zu", path,
+                         number, strlen(fields[1]), sizeof o->name - 1);
+                return why;
+            }
+            if (!copy_whole(o->file, sizeof o->file, fields[4])) {
+                snprintf(why, why_length, "%s: line %d is not an output: its file's name is %zu bytes, more than %zu",
+                         path, number, strlen(fields[4]), sizeof o->file - 1);
+                return why;
+            }
+            if (!*o->file || strchr(o->file, '/')) {
                 snprintf(why, why_length, "%s: line %d is not an output", path, number);
                 return why;
             }
         } else if (count == 4 && strcmp(fields[0], "file") == 0) {
             /* A theme file as it was: its size and modification time (ns). */
+            uint64_t size = 0, modified = 0;
+            if (!number_at_most(fields[1], 10, UINT64_MAX, &size) || !number_at_most(fields[2], 10, UINT64_MAX, &modified)) {
+                snprintf(why, why_length, "%s: line %d: the size %s or the time %s is not a number", path, number,
+                         fields[1], fields[2]);
+                return why;
+            }
             struct stat now;
-            if (stat(fields[3], &now) != 0 || (uint64_t)now.st_size != strtoull(fields[1], NULL, 10) ||
-                (uint64_t)now.st_mtim.tv_sec * 1000000000ULL + (uint64_t)now.st_mtim.tv_nsec != strtoull(fields[2], NULL, 10)) {
+            if (stat(fields[3], &now) != 0 || (uint64_t)now.st_size != size ||
+                (uint64_t)now.st_mtim.tv_sec * 1000000000ULL + (uint64_t)now.st_mtim.tv_nsec != modified) {
                 snprintf(why, why_length, "the theme changed (%s)", fields[3]);
                 return why;
             }

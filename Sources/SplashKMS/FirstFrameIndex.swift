@@ -47,12 +47,23 @@ public enum FirstFrameIndex {
         return FirstFrameCache.fnv(bytes, FirstFrameCache.fnvOffset)
     }
 
-    /// The index's text, or nil when a name or path holds a tab or a line break (the helper could
-    /// not read it back; the cache then only serves the renderer).
+    /// The longest output name and picture file name the helper takes, in bytes (its fields hold
+    /// 64 and 128 with the NUL); it refuses a longer one rather than read it cut short.
+    static let maximumNameBytes = 63
+    static let maximumFileBytes = 127
+    /// The largest width or height the helper takes.
+    static let maximumSide = 8192
+
+    /// The index's text, or nil when the helper could not read it back (the cache then only
+    /// serves the renderer): a name or path that holds a tab or a line break, an output name or a
+    /// file name longer than the helper's fields, a size outside 1…8192.
     public static func encode(arguments: UInt64, outputs: [Output], files: [Source], absent: [String]) -> String? {
         let texts = outputs.flatMap { [$0.name, $0.file] } + files.map(\.path) + absent
         guard !outputs.isEmpty, !texts.contains(where: { $0.contains(where: { $0 == "\t" || $0.isNewline }) }),
-              !outputs.contains(where: { $0.file.contains("/") }) else { return nil }
+              !outputs.contains(where: { $0.file.isEmpty || $0.file.contains("/") }),
+              !outputs.contains(where: { $0.name.utf8.count > maximumNameBytes || $0.file.utf8.count > maximumFileBytes }),
+              !outputs.contains(where: { !(1...maximumSide).contains($0.width) || !(1...maximumSide).contains($0.height) })
+        else { return nil }
         var lines = [magic, "arguments\t\(String(arguments, radix: 16))"]
         lines += outputs.map { "output\t\($0.name)\t\($0.width)\t\($0.height)\t\($0.file)" }
         lines += files.map { "file\t\($0.size)\t\($0.modified)\t\($0.path)" }

@@ -94,6 +94,45 @@ import TestSupport
         #expect(try stderr().contains("\(dir.path)/first-frames: line 3 is not an output"))
     }
 
+    /// Issue 48: a number out of range and a name longer than the helper's fields are refused
+    /// with their reason. The helper used to take a width of 4294967360 as 64 (a 32-bit cast of
+    /// what strtoul read) and cut file names at 127 bytes, so that an index could name a picture
+    /// it never meant.
+    @Test func outOfRangeNumbersAndOverLongNamesAreRefusedWithTheirReason() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let renderer = try renderer(in: dir)
+        let arguments = ["--cache-dir", dir.path, "--device", "\(dir.path)/card9"]
+        let hash = String(FirstFrameIndex.argumentsHash(arguments), radix: 16)
+        let index = dir.file("first-frames")
+        let cases: [(line: String, reason: String)] = [
+            ("output\tV\t4294967360\t48\tf.raw", "\(index): line 3 is not an output: its size 4294967360x48 is not two numbers from 1 to 8192"),
+            ("output\tV\t64\t18446744073709551680\tf.raw", "\(index): line 3 is not an output: its size 64x18446744073709551680 is not two numbers from 1 to 8192"),
+            ("output\tV\t64abc\t48\tf.raw", "\(index): line 3 is not an output: its size 64abcx48 is not two numbers from 1 to 8192"),
+            ("output\tV\t+64\t48\tf.raw", "\(index): line 3 is not an output: its size +64x48 is not two numbers from 1 to 8192"),
+            ("output\t\(String(repeating: "N", count: 64))\t64\t48\tf.raw", "\(index): line 3 is not an output: its name is 64 bytes, more than 63"),
+            ("output\tV\t64\t48\t\(String(repeating: "f", count: 127)).raw", "\(index): line 3 is not an output: its file's name is 131 bytes, more than 127"),
+        ]
+        for (line, reason) in cases {
+            _ = try dir.write("first-frames", "splashd-kms first frames 1\narguments\t\(hash)\n\(line)\n")
+            let result = try run([renderer] + arguments)
+            #expect(result.stdout == "\(renderer)|\(arguments.joined(separator: " "))|none\n", "it becomes the renderer whatever the index says")
+            #expect(result.stderr == "splashd-kms-first-frame: no first frame from the cache: \(reason)\n", "\(line.prefix(80)): \(result.stderr)")
+        }
+        // The arguments' hash: hex digits only, at most 16 of them.
+        for value in ["\(hash)0", "0x\(hash)", "-1", ""] {
+            _ = try dir.write("first-frames", "splashd-kms first frames 1\narguments\t\(value)\noutput\tV\t64\t48\tf.raw\n")
+            let result = try run([renderer] + arguments)
+            #expect(result.stderr.contains("\(index): line 2: the arguments' hash \(value) is not 1 to 16 hex digits"), "\(value): \(result.stderr)")
+        }
+        // The theme file's size and time: decimal numbers.
+        _ = try dir.write("first-frames", "splashd-kms first frames 1\narguments\t\(hash)\noutput\tV\t64\t48\tf.raw\nfile\t12x\t5\t/etc/hostname\n")
+        #expect(try run([renderer] + arguments).stderr.contains("\(index): line 4: the size 12x or the time 5 is not a number"))
+        // Within the bounds the index answers, and the helper goes on to the device.
+        _ = try dir.write("first-frames", "splashd-kms first frames 1\narguments\t\(hash)\noutput\t\(String(repeating: "N", count: 63))\t8192\t1\t\(String(repeating: "f", count: 127))\n")
+        #expect(try run([renderer] + arguments).stderr.contains("cannot open \(dir.path)/card9: No such file or directory"))
+    }
+
     /// What the index names reaches the journal escaped: one line stays one line, with no
     /// terminal control in it.
     @Test func controlCharactersOfTheIndexAreEscapedInTheLine() throws {

@@ -31,6 +31,24 @@ import TestSupport
         #expect(FirstFrameIndex.encode(arguments: 1, outputs: [elsewhere], files: [], absent: []) == nil, "a file outside the cache")
     }
 
+    /// Issue 48: the helper refuses a name longer than its fields and a size outside 1…8192
+    /// (it used to cut the one and wrap the other), so the renderer writes no such index.
+    @Test func aNameOrSizeTheHelperRefusesMakesNoIndex() {
+        let output = FirstFrameIndex.Output(name: String(repeating: "n", count: 63), width: 8192, height: 1,
+                                            file: String(repeating: "f", count: 127))
+        #expect(FirstFrameIndex.encode(arguments: 1, outputs: [output], files: [], absent: []) != nil, "the longest and largest it takes")
+        var long = output
+        long.name += "n"
+        #expect(FirstFrameIndex.encode(arguments: 1, outputs: [long], files: [], absent: []) == nil, "a 64-byte output name")
+        long = output
+        long.file += "f"
+        #expect(FirstFrameIndex.encode(arguments: 1, outputs: [long], files: [], absent: []) == nil, "a 128-byte file name")
+        for (width, height) in [(8193, 1), (1, 0), (4_294_967_360, 64)] {
+            let large = FirstFrameIndex.Output(name: "V", width: width, height: height, file: "f")
+            #expect(FirstFrameIndex.encode(arguments: 1, outputs: [large], files: [], absent: []) == nil, "\(width)x\(height)")
+        }
+    }
+
     @Test func anOutputTakesItsSizeAndFileFromTheCacheKey() {
         let key = FirstFrameCache.Key(fingerprint: 7, width: 1280, height: 800, turn: 90)
         #expect(FirstFrameIndex.Output(name: "HDMI-A-1", key: key)
