@@ -138,6 +138,42 @@ import TestSupport
         #expect(entries.contains(["m", "splashd", "splash"]))
     }
 
+    /// Issue 48: splashd-web ran as splashd, so polkit's grant (per user) to start, restart and
+    /// kill the app's unit was the bridge's too. It runs as a user of its own, made by the same
+    /// sysusers snippet as splashd's, a member of splash (the socket's group, and the shipped
+    /// control_group), and the rule names splashd alone.
+    @Test(.enabled(if: SystemdTools.has("systemd-sysusers"), "systemd-sysusers is not installed"))
+    func theWebBridgeRunsAsAUserOfItsOwnWithoutThePolkitGrant() throws {
+        let web = try SystemdTools.settings(of: "splashd-web.service")
+        let daemon = try SystemdTools.settings(of: "splashd.service")
+        let bridgeUser = try #require(web["User"]?.first)
+        let daemonUser = try #require(daemon["User"]?.first)
+        #expect(bridgeUser != daemonUser, "splashd-web.service runs as the daemon's user \(daemonUser)")
+        #expect(web["Group"] == ["splash"], "the socket's group and the control group")
+        #expect(web["DynamicUser"] == nil)
+
+        let root = try TemporaryDirectory(prefix: "splashd-root")
+        defer { root.remove() }
+        try FileManager.default.createDirectory(atPath: root.file("etc"), withIntermediateDirectories: true)
+        let made = try ProcessRunner.run(SystemdTools.path("systemd-sysusers")!, ["--root=\(root.path)", SystemdTools.file("sysusers.d/splashd.conf")])
+        #expect(made.status == 0, "\(made.stderr)")
+        let passwd = (root.read("etc/passwd") ?? "").split(separator: "\n").map { $0.split(separator: ":", omittingEmptySubsequences: false) }
+        let uid = { (name: String) in passwd.first { $0.first.map(String.init) == name }.flatMap { UInt32($0[2]) } }
+        let bridgeUID = try #require(uid(bridgeUser), "sysusers.d/splashd.conf makes no user \(bridgeUser)")
+        #expect(bridgeUID != uid(daemonUser), "the bridge's uid is the daemon's")
+        let splash = (root.read("etc/group") ?? "").split(separator: "\n").first { $0.hasPrefix("splash:") }
+        #expect(splash?.split(separator: ":", omittingEmptySubsequences: false).last?.split(separator: ",").contains(Substring(bridgeUser)) == true,
+                "\(bridgeUser) is not in splash: \(splash ?? "no group")")
+        let config = try String(contentsOfFile: "\(Binaries.packageRoot)/packaging/splashd.toml", encoding: .utf8)
+        #expect(config.contains("\ncontrol_group = \"splash\"\n"), "the bridge's commands need control_group = \"splash\"")
+
+        // The polkit rule: one subject, the daemon's user; nothing for the bridge's.
+        let rule = try String(contentsOfFile: "\(Binaries.packageRoot)/packaging/polkit/50-splashd.rules", encoding: .utf8)
+        let subjects = rule.components(separatedBy: "subject.user").dropFirst().map { $0.prefix(40) }
+        #expect(subjects.count == 1 && subjects.first?.hasPrefix(" !== \"\(daemonUser)\")") == true, "\(subjects)")
+        #expect(!rule.contains(bridgeUser) && !rule.contains("subject.isInGroup"), "the rule grants the bridge something")
+    }
+
     /// The finished unit's command, run as systemd would run it: it returns 0 once a real daemon's
     /// launch is finished, and fails (69) when no daemon runs.
     @Test func finishedUnitCommandWaitsForTheLaunchToFinish() throws {

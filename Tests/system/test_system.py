@@ -185,6 +185,14 @@ def test_00_install(ct: Container, verdict):
         verdict.bad(f"directories' owners and modes: {dirs}")
     if not in_list("splash", groups):
         verdict.bad("the user splashd is not in the group splash")
+    # The web bridge's user (issue 48): its own uid, in splash, so that polkit's grant to splashd
+    # is not the bridge's.
+    web = ct.c("id", "splashd-web", merge=True).out
+    verdict.ev(f"id splashd-web: {web}")
+    if not ct.c("id", "-u", "splashd-web").ok or ct.c("id", "-u", "splashd-web").out == ct.c("id", "-u", "splashd").out:
+        verdict.bad("no user splashd-web of its own (the bridge would run with splashd's uid and polkit grant)")
+    if not in_list("splash", ct.c("id", "-nG", "splashd-web", merge=True).out):
+        verdict.bad("the user splashd-web is not in the group splash")
     if ct.deb:
         conffiles = " ".join(first for first in first_fields(ct.c("dpkg-query", "-W", "-f", "${Conffiles}", "splashd").stdout) if first)
         verdict.ev(f"dpkg: {ct.c('dpkg-query', '-W', '-f', '${Status} ${Version}', 'splashd').out}; conffiles: {conffiles}")
@@ -830,6 +838,16 @@ def test_18_app_life(ct: Container, verdict):
             verdict.bad(f"splashd may {denied}")
     verdict.ev("as splashd: stop of the app, start/restart/kill of another unit, restart of splashd-finished: all refused "
                f"({(lines(out) or [''])[0]})")
+    # The web bridge's user holds none of it (issue 48: it ran as splashd, with the grant).
+    if not ct.c("id", "-u", "splashd-web").ok:
+        verdict.bad("no user splashd-web: the web bridge runs as splashd, with its grant")
+    refused = []
+    for verb in ("restart", "start", "kill -s CONT"):
+        r = ct.as_user("splashd-web", "systemctl", "--no-ask-password", *verb.split(), "systest-kiosk.service", merge=True)
+        if r.rc == 0:
+            verdict.bad(f"the web bridge's user may {verb} the app's unit")
+        refused.append(f"{verb.split()[0]} → exit {r.rc}")
+    verdict.ev(f"as splashd-web (the web bridge): {', '.join(refused)} of systest-kiosk")
     if app_recovery(ct, verdict, app, "USR1", "app-exited"):
         verdict.ev(f"exits (0): launch app-exited {app.ms} ms after the exit, app {app.pids}, destination {jcq(ct.state(), 'destination')}")
     if jr(ct.state(), "destination", "route") != "orders/42":
@@ -1473,6 +1491,21 @@ def test_17_split_upgrade(ct: Container, verdict):
         verdict.bad(f"the upgrade changed what is enabled: {enabled}")
     if sha12(ct) != conf:
         verdict.bad("the upgrade replaced the operator's configuration")
+    # The bridge of the split packages runs as its own user (issue 48), not splashd's, and still
+    # reaches the socket and sends the page's commands (as a member of splash, the control group):
+    # a `dismissed` after the launch is refused for the phase, not for permission.
+    if not ct.cl("systemctl", "start", "splashd-web.service"):
+        verdict.bad("splashd-web.service did not start")
+    bridge = ct.c("ps", "-o", "user:32=,group:32=", "-p", ct.prop("splashd-web.service", "MainPID")).out.split()
+    ct.write_from_files("bridge-page.py", "/srv/systest/bridge-page.py", 0o755)
+    page = ct.c("python3", "/srv/systest/bridge-page.py", merge=True).out
+    verdict.ev(f"splashd-web runs as {':'.join(bridge)} (uid {ct.c('id', '-u', 'splashd-web').out}, splashd's "
+               f"{ct.c('id', '-u', 'splashd').out}); the page's dismissed: {page}")
+    if bridge[:1] != ["splashd-web"] or ct.c("id", "-u", "splashd-web").out == ct.c("id", "-u", "splashd").out:
+        verdict.bad(f"the bridge does not run as a user of its own: {bridge}")
+    if page != "error invalid-transition":
+        verdict.bad(f"the bridge's command was not splashd's to refuse for the phase: {page!r}")
+    ct.cl("systemctl", "stop", "splashd-web.service")
     if not ct.c("splashd-web", "check", "--theme", "/usr/share/splashd/themes/reference", merge=True).ok:
         verdict.bad("splashd-web check of the shipped theme failed")
     ct.memo.package_paths = sorted(set(lines(ct.c("dpkg", "-L", *SPLIT).stdout)))
