@@ -142,7 +142,7 @@ import TestSupport
         #expect(!daemon.log.contains("\u{1B}"), "no raw escape reaches the log")
         // What psplash crashes on.
         try write("PROGRESS\0\0   \0NOPE 1\0", to: fifo)
-        #expect(daemon.waitForLog("ignored PROGRESS without a number"))
+        #expect(daemon.waitForLog("ignored PROGRESS without an argument"))
         #expect(daemon.waitForLog("ignored an empty command"))
         #expect(daemon.waitForLog("ignored an unknown command"))
         try write("QUIT\0", to: fifo)

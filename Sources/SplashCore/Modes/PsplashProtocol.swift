@@ -8,16 +8,17 @@
 /// - else the first word (after any spaces, up to the next space) names the command, and the
 ///   argument is everything after that one space, as it is (`strtok(NULL, "\0")`);
 /// - `PROGRESS n`: `n` read as C's `atoi` (spaces, a sign, digits; anything after them ignored;
-///   no digits is 0), clamped to -100…100. psplash fills a negative value's bar from the right:
-///   the fill is as long, so splashd shows `|n|` %;
+///   an argument with no digits, `PROGRESS x`, is 0), clamped to -100…100. psplash fills a
+///   negative value's bar from the right: the fill is as long, so splashd shows `|n|` %;
 /// - `MSG text`: the text;
 /// - `QUIT` with anything after it ends too; any other word is ignored.
 ///
 /// Where psplash crashes or loses input, splashd does neither, and says so: a command with no
-/// word, a `PROGRESS` with no argument, are `ignored` with their reason; every command in one read
-/// counts (psplash parses the first of a read and drops the rest); a command longer than psplash's
-/// 2048-byte buffer is dropped up to its end (psplash stops reading for good). A trailing `\r`
-/// (a CRLF writer) is not part of the command.
+/// word, a `PROGRESS` with no argument at all (`PROGRESS`, `PROGRESS `: older psplash's
+/// `atoi(NULL)` crashes, newer ones draw nothing), are `ignored` with their reason; every
+/// command in one read counts (psplash parses the first of a read and drops the rest); a
+/// command longer than psplash's 2048-byte buffer is dropped up to its end (psplash stops
+/// reading for good). A trailing `\r` (a CRLF writer) is not part of the command.
 public enum PsplashCommand: Sendable, Equatable {
     /// `PROGRESS n`: `n` in -100…100.
     case progress(Int)
@@ -55,7 +56,7 @@ public enum PsplashCommand: Sendable, Equatable {
         let argument: ArraySlice<UInt8>? = end < command.endIndex && end + 1 < command.endIndex ? command[(end + 1)...] : nil
         switch String(decoding: word, as: UTF8.self) {
         case "PROGRESS":
-            guard let argument else { return .ignored(reason: "PROGRESS without a number") }
+            guard let argument else { return .ignored(reason: "PROGRESS without an argument") }
             return .progress(max(-100, min(100, atoi(argument))))
         case "MSG":
             return .message(argument.map { String(decoding: $0, as: UTF8.self) } ?? "")

@@ -29,8 +29,21 @@ import Testing
     @Test func whatPsplashCrashesOnIsIgnoredWithItsReason() {
         #expect(parse("") == .ignored(reason: "an empty command"))
         #expect(parse("   ") == .ignored(reason: "a command of spaces alone"))
-        #expect(parse("PROGRESS") == .ignored(reason: "PROGRESS without a number"))
-        #expect(parse("PROGRESS ") == .ignored(reason: "PROGRESS without a number"))
+        #expect(parse("PROGRESS") == .ignored(reason: "PROGRESS without an argument"))
+        #expect(parse("PROGRESS ") == .ignored(reason: "PROGRESS without an argument"))
+    }
+
+    /// docs/update-and-shutdown.md said both "no digits is 0" and "a PROGRESS with no number is
+    /// ignored" (issue 48, item 12). psplash: `strtok(NULL, "\0")` gives no argument when
+    /// nothing follows the word's space (older psplash then crashes in `atoi(NULL)`, newer ones
+    /// draw nothing): ignored. An argument goes to `atoi`, and one with no digits is 0.
+    @Test func aProgressWithNoArgumentIsIgnoredOneWithNoDigitsIsZero() {
+        for command in ["PROGRESS", "PROGRESS ", "  PROGRESS"] {
+            #expect(parse(command) == .ignored(reason: "PROGRESS without an argument"), "\(command)")
+        }
+        for command in ["PROGRESS x", "PROGRESS  ", "PROGRESS -", "PROGRESS +x5"] {
+            #expect(parse(command) == .progress(0), "\(command)")
+        }
     }
 
     @Test func fractionsShowTheFillsLength() {
