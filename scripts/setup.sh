@@ -54,6 +54,7 @@ tests() {
   command -v mksquashfs >/dev/null || need+=(squashfs-tools)  # ... which it makes with mksquashfs ...
   command -v swupdate >/dev/null || need+=(swupdate)        # ... and real SWUpdate with its swupdate-progress -p ...
   command -v cpio >/dev/null || need+=(cpio)                # ... whose .swu archive is a cpio
+  [ -f /usr/share/initramfs-tools/hook-functions ] || need+=(initramfs-tools-core)  # InitramfsHookTests run the hook with its hook-functions
   python3 -c "import pytest" 2>/dev/null || pip+=(pytest)   # the Python tests' runner
   python3 -c "import opentelemetry.proto" 2>/dev/null || pip+=(opentelemetry-proto)  # the telemetry tests' OTLP receiver
   disable_swupdate=true

@@ -30,6 +30,18 @@ struct SplashdKMSCommand: ParsableCommand {
         @Option(help: "The theme directory.")
         var theme: String
 
+        @Flag(help: ArgumentHelp(
+            "Print the files the theme draws with instead of the verdict, one name a line: theme.toml, its logo, its font file.",
+            discussion: "What the initramfs hook copies: only these, each a regular file in the directory (never a link)."))
+        var files = false
+
+        /// The files `loaded` draws with, by name in its directory: `theme.toml`, the logo (with
+        /// `logo = "firmware"`, the one drawn where the firmware has none), the font file. Names
+        /// are plain (`ThemeAssets`): no path, no link (the loader refuses links).
+        static func files(of loaded: ThemeLoader.Loaded) -> [String] {
+            [ThemeLoader.fileName] + [loaded.theme.logo, loaded.theme.fontFile].compactMap { $0 }
+        }
+
         func run() throws {
             let status = ThemeCheck.run(directory: theme) { loaded in
                 // Drawn once in memory: the logo drawn (SVG or PNG) as the renderer draws it, in a
@@ -46,7 +58,7 @@ struct SplashdKMSCommand: ParsableCommand {
                         reason: "\(blank.joined(separator: " and ")) draw no ink in the \(font): its glyphs are missing (a file cut short?)")
                 }
             } verdict: {
-                "theme \"\($0.theme.name)\" can be drawn (\($0.files.count) files)"
+                files ? Self.files(of: $0).joined(separator: "\n") : "theme \"\($0.theme.name)\" can be drawn (\($0.files.count) files)"
             }
             if status != 0 { throw ExitCode(status) }
         }
