@@ -42,8 +42,8 @@ struct ResumeCheck {
     private(set) var machine: LaunchMachine?
     /// How many checks ran: the next one's launch id is `resume-N`.
     private var checks = 0
-    private var logLimit = ResumeLogLimit()
-    /// Whether the check under way is logged in full (`ResumeLogLimit`).
+    private var logLimit = LogLimit()
+    /// Whether the check under way is logged in full (`LogLimit`).
     private var logged = true
 
     /// When the check's timers next need advancing.
@@ -107,7 +107,7 @@ struct ResumeCheck {
         if folded > 0 {
             actions.append(.log(
                 .notice,
-                "resume: \(folded) more resumes were not logged (more than \(ResumeLogLimit.burst) within \(DurationFormat.format(ResumeLogLimit.window)))",
+                "resume: \(logLimit.foldedLine(folded, "resumes"))",
                 metadata
             ))
         }
