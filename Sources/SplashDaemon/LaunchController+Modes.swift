@@ -8,17 +8,24 @@ extension LaunchController {
         submit(.updater(input, source: source))
     }
 
-    /// Carries out the mode machine's actions. A change of mode is published at once; an
-    /// updater's progress and messages are coalesced as a plugin's are (SWUpdate reports often).
+    /// Carries out the mode machine's actions. An update's end and a shutdown are published at
+    /// once (`urgent`: so are replies to commands): every subscriber sees "Restarting…" or the
+    /// update's error, even when the next update begins within the same frame. Everything else,
+    /// a change of mode included, is coalesced as a plugin's progress is: an updater's progress
+    /// and messages come often (SWUpdate), and a writer that loops `MSG`/`QUIT` on psplash's FIFO
+    /// otherwise sent a state for every change (65,000 to one subscriber).
     func apply(_ actions: [ModeMachine.Action], urgent: Bool) {
         var changed = false
-        var modeChanged = false
+        var mustShow = false
         for action in actions {
             switch action {
             case .event(let event):
                 ModeLog.log(event, launch: machine.launch, to: logger)
                 history.record(event, atMs: (now - machine.launchStartedAt).milliseconds)
-                if case .modeChanged = event { modeChanged = true }
+                switch event {
+                case .updateFinished, .shutdownStarted: mustShow = true
+                case .updateStarted, .updateQuit, .modeChanged: break
+                }
             case .publish:
                 changed = true
             case .holdLaunch(let held):
@@ -27,7 +34,7 @@ extension LaunchController {
         }
         defer { reschedule() }
         guard changed else { return }
-        switch pacer.changed(urgent: urgent || modeChanged) {
+        switch pacer.changed(urgent: urgent || mustShow) {
         case .publish: publishNow()
         case .queueFlush: continuation.yield(.flush)
         case .wait: break

@@ -1,20 +1,22 @@
 public import SplashCore
+import Synchronization
 
 /// What the controller remembers of launches: the running one's record, the last finished ones,
 /// and their file.
 ///
-/// Finished launches are saved one after another, in the order they finished (each save waits
-/// for the one before), and `finishSaving()` waits for the last: a clean stop never loses the
+/// Saves are coalesced: one is written at a time, and while it is, only the newest log waits to be
+/// written after it (`HistorySaver`). Each log holds every record of the ones before it, so the
+/// file always ends at the newest; and a flood of mode changes (an updater's `MSG`/`QUIT` in a
+/// loop: 20,000 saves queued, 180 MB and over a minute of fsyncs after it) costs one write at a
+/// time and one log in memory. `finishSaving()` waits for the last: a clean stop never loses the
 /// launch that finished just before it.
 public struct LaunchHistory: Sendable {
     /// The last finished launches, oldest first.
     public private(set) var log: HistoryLog
     /// The launch running now (or the last one, until the next starts).
     private var recorder: LaunchRecorder?
-    private let store: HistoryStore?
+    private let saver: HistorySaver?
     private let wallClockMs: @Sendable () -> Int64
-    /// The newest save; each new one waits for it.
-    private var lastSave: Task<Void, Never>?
 
     /// - Parameters:
     ///   - log: the history read at start.
@@ -22,7 +24,7 @@ public struct LaunchHistory: Sendable {
     ///   - wallClockMs: Unix time in milliseconds, for each record's start.
     public init(log: HistoryLog = HistoryLog(), store: HistoryStore? = nil, wallClockMs: @escaping @Sendable () -> Int64 = { 0 }) {
         self.log = log
-        self.store = store
+        self.saver = store.map(HistorySaver.init)
         self.wallClockMs = wallClockMs
     }
 
@@ -46,15 +48,9 @@ public struct LaunchHistory: Sendable {
         save()
     }
 
-    /// Saves the log as it is now, after every save started before.
-    private mutating func save() {
-        guard let store else { return }
-        let snapshot = log
-        let previous = lastSave
-        lastSave = Task {
-            await previous?.value
-            await store.save(snapshot)
-        }
+    /// Saves the log as it is now, after the save being written (if any).
+    private func save() {
+        saver?.save(log)
     }
 
     /// A mode's event: marked on the running launch's record, at `atMs` into it; after it
@@ -71,8 +67,54 @@ public struct LaunchHistory: Sendable {
         save()
     }
 
-    /// Returns once every save started so far has been written.
+    /// Returns once the newest log saved so far has been written.
     public func finishSaving() async {
-        await lastSave?.value
+        await saver?.finish()
+    }
+}
+
+/// Writes logs to a `HistoryStore` one at a time, keeping only the newest one waiting.
+final class HistorySaver: Sendable {
+    private struct State {
+        /// The newest log not yet handed to the store.
+        var pending: HistoryLog?
+        /// The task writing, while one is.
+        var writer: Task<Void, Never>?
+    }
+
+    private let store: HistoryStore
+    private let state = Mutex(State())
+
+    init(store: HistoryStore) {
+        self.store = store
+    }
+
+    /// Writes `log` after the write under way, in place of any log still waiting.
+    func save(_ log: HistoryLog) {
+        state.withLock { state in
+            state.pending = log
+            guard state.writer == nil else { return }
+            state.writer = Task { await self.writeAll() }
+        }
+    }
+
+    private func writeAll() async {
+        while let log = state.withLock({ state -> HistoryLog? in
+            guard let log = state.pending else {
+                state.writer = nil
+                return nil
+            }
+            state.pending = nil
+            return log
+        }) {
+            await store.save(log)
+        }
+    }
+
+    /// Returns once nothing waits to be written.
+    func finish() async {
+        while let writer = state.withLock({ $0.writer }) {
+            await writer.value
+        }
     }
 }
