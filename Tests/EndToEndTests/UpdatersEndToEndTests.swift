@@ -144,6 +144,10 @@ enum UpdateKeys {
             """, environment: ["DBUS_SYSTEM_BUS_ADDRESS": address])
         #expect(daemon.waitForLog("following RAUC's installer"))
         let renderer = try daemon.connect()
+        // A second subscriber, without ticks, as the system tests' and a slow renderer's: it
+        // reads its states after both installs. It must have been sent the first one's end.
+        let quiet = try RawSocketClient(path: daemon.socketPath)
+        try quiet.write(Array(#"{"cmd":"subscribe","ticks":false}"#.utf8) + [0x0A])
         var seen: [UpdateStatus] = []
         func follow(until done: @escaping (UpdateStatus) -> Bool) throws -> StateMessage {
             try renderer.follow(timeout: .seconds(120) * waitScale) { state, _ in
@@ -196,6 +200,12 @@ enum UpdateKeys {
         #expect(refused.terminationStatus != 0)
         #expect(failed.update?.error?.hasPrefix("signature verification failed") == true, "\(String(describing: failed.update))")
         #expect(daemon.waitForLog("the update failed after"))
+        var quietResults: [String] = []
+        while !quietResults.contains("failed"), let line = quiet.readLine(timeout: .seconds(60) * waitScale) {
+            guard case .state(let state)? = ServerMessage.decode(line), let update = state.update else { continue }
+            if quietResults.last != update.result.rawValue { quietResults.append(update.result.rawValue) }
+        }
+        #expect(quietResults == ["running", "succeeded", "running", "failed"], "each install's end reached the quiet subscriber: \(quietResults)")
         #expect(daemon.stop() == 0)
     }
 }
