@@ -848,6 +848,25 @@ def test_18_app_life(ct: Container, verdict):
             verdict.bad(f"the web bridge's user may {verb} the app's unit")
         refused.append(f"{verb.split()[0]} → exit {r.rc}")
     verdict.ev(f"as splashd-web (the web bridge): {', '.join(refused)} of systest-kiosk")
+    # Only systemd speaks for systemd (design §18): nobody sends splashd's connection five rounds of
+    # systemd's PropertiesChanged (the app failed) and JobRemoved, unicast, where the bus daemon
+    # does not hold a match's sender. Before the check: RestartUnit, then "The app keeps stopping".
+    harness = Path(__file__).resolve().parent.parent / "harness" / "spoof_signals.py"
+    ct.write_file("/srv/systest/spoof_signals.py", 0o755, harness.read_text(encoding="utf-8"))
+    spoof_cursor = ct.cursor()
+    app_pid = ct.prop("systest-kiosk.service", "MainPID")
+    launch = jr(ct.state(), "launch")
+    r = ct.as_user("nobody", "/usr/bin/python3", "/srv/systest/spoof_signals.py", "unix:path=/run/dbus/system_bus_socket",
+                   ct.prop("splashd.service", "MainPID"), "5", "systest-kiosk.service", merge=True)
+    refusal = ct.jwait(20, spoof_cursor, daemon() & message("refused a signal in systemd's name"))
+    verdict.ev(f"as nobody: {squeeze(r.out)[:80]}; splashd: {squeeze(msg(refusal))[:90] if refusal else 'said nothing'}")
+    if r.rc != 0 or not refusal:
+        verdict.bad("the spoofed signals were not sent, or splashd did not refuse them")
+    starts = ct.since(spoof_cursor, about("systest-kiosk.service") & message("^Start"))
+    if ct.prop("systest-kiosk.service", "MainPID") != app_pid or starts or jr(ct.state(), "launch") != launch:
+        verdict.bad(f"a spoofed signal restarted the app or began a launch: {len(starts)} start(s), launch {jr(ct.state(), 'launch')}")
+    else:
+        verdict.ev(f"the app {app_pid} untouched, no launch, no start")
     if app_recovery(ct, verdict, app, "USR1", "app-exited"):
         verdict.ev(f"exits (0): launch app-exited {app.ms} ms after the exit, app {app.pids}, destination {jcq(ct.state(), 'destination')}")
     if jr(ct.state(), "destination", "route") != "orders/42":
