@@ -36,7 +36,7 @@ struct AppLife: Sendable {
     /// The watch is connected and has sent the unit's state since.
     private var connected = false
     /// Signals in systemd's name from another sender: logged a few a minute, the rest counted.
-    private var refusals = ResumeLogLimit()
+    private var refusals = LogLimit()
 
     init(settings: AppSettings) {
         watch = AppWatch(settings: settings)

@@ -95,6 +95,3 @@ final class FoldedLog: Sendable {
         logger.notice("\(prefix)\(limit.withLock { $0.foldedLine(folded, what) })")
     }
 }
-
-/// `LogLimit`'s name before it served more than resumes.
-typealias ResumeLogLimit = LogLimit

@@ -20,7 +20,7 @@ enum RaucWatch {
         let state = Mutex(RaucInstaller())
         // RAUC's steps in the journal: an install reports about 20; a flood, 60 a minute.
         let steps = FoldedLog(logger: logger, prefix: "RAUC: ", what: "progress lines", limit: LogLimit(burst: 60))
-        let refusals = Mutex(ResumeLogLimit())
+        let refusals = Mutex(LogLimit())
         let clock = ContinuousClock()
         let origin = clock.now
         return BusWatch.start(

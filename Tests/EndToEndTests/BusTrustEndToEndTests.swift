@@ -11,7 +11,7 @@ import Testing
 /// splashd's unique names, where a match on the well-known sender does not hold. Before the check,
 /// the spoof restarted the app three times, ended in "The app keeps stopping" and put up
 /// "Installing update…" at 55 %.
-@Suite struct BusTrustEndToEndTests {
+@MainActor @Suite struct BusTrustEndToEndTests {
     static let unit = "kiosk-app.service"
 
     /// fake_systemd.py on `bus`, its calls collected.

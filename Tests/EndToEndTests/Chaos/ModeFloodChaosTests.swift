@@ -10,7 +10,7 @@ import Testing
 /// of tasks nothing bounded, and was published at once: 20,000 cycles in 0.4 s took the daemon
 /// from 32 to 214 MB for good, kept it fsyncing for 100 s after the writer stopped, sent a
 /// subscriber tens of thousands of states, and SIGTERM took 63 s (systemd would have killed it).
-@Suite struct ModeFloodChaosTests {
+@MainActor @Suite struct ModeFloodChaosTests {
     static let cycles = 20_000
 
     static func rssKiB(_ pid: Int32) -> Int {
