@@ -20,7 +20,7 @@ extension LaunchController {
         for action in actions {
             switch action {
             case .event(let event):
-                ModeLog.log(event, launch: machine.launch, to: logger)
+                log(event)
                 history.record(event, atMs: (now - machine.launchStartedAt).milliseconds)
                 switch event {
                 case .updateFinished, .shutdownStarted: mustShow = true
@@ -39,6 +39,27 @@ extension LaunchController {
         case .queueFlush: continuation.yield(.flush)
         case .wait: break
         }
+    }
+
+    /// Logs a mode's event. An update's end and a shutdown always; an update's start, psplash's
+    /// `QUIT` and a change of mode within `modeLogLimit` (a writer looping `MSG`/`QUIT` on the
+    /// FIFO made three records a cycle: 60,000 for 20,000 cycles), the rest counted and told with
+    /// the next one logged or the update's end.
+    private func log(_ event: ModeMachine.Event) {
+        switch event {
+        case .updateFinished, .shutdownStarted:
+            tellFoldedModeLines(modeLogLimit.takeFolded())
+        case .updateStarted, .updateQuit, .modeChanged:
+            let (logged, folded) = modeLogLimit.admit(at: now)
+            guard logged else { return }
+            tellFoldedModeLines(folded)
+        }
+        ModeLog.log(event, launch: machine.launch, to: logger)
+    }
+
+    private func tellFoldedModeLines(_ folded: Int) {
+        guard folded > 0 else { return }
+        logger.notice("\(modeLogLimit.foldedLine(folded, "update starts, QUITs and changes of mode"))")
     }
 
     /// The launch's state with the mode's.

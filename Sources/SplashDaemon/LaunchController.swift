@@ -104,6 +104,9 @@ public actor LaunchController<C: Clock>: CommandHandler where C.Duration == Dura
     var carried: QuickInput?
     /// The update and shutdown views (design §15): what mode every state says.
     var modes: ModeMachine
+    /// How many of the modes' everyday records (an update's start, `QUIT`, a change of mode) go
+    /// to the journal in full.
+    var modeLogLimit = LogLimit(burst: 20)
 
     /// - Parameters:
     ///   - history: the launches recorded so far, and where finished ones are saved.

@@ -81,6 +81,12 @@ import Testing
         #expect(after - before < 48 * 1024, "RSS \(before) -> \(after) KiB")
         // Paced as other states: far fewer than one a cycle (before: about 0.8 a cycle).
         #expect(states.load(ordering: .relaxed) < Self.cycles / 10, "\(states.load(ordering: .relaxed)) states")
+        // The journal: an update's start, QUIT and change of mode 20 a minute each kind at most
+        // (before: three records a cycle, 60,000).
+        let began = daemon.logLines(containing: "an update began").count
+        let quits = daemon.logLines(containing: "the update's writer said QUIT").count
+        print("mode flood: \(began) 'an update began' and \(quits) QUIT records")
+        #expect(began <= 20 && quits <= 20, "\(began) starts, \(quits) QUITs logged")
         // SIGTERM is answered promptly: at most one history save was pending (before: 63 s).
         let stopped = ContinuousClock.now
         #expect(daemon.stop(timeout: .seconds(20)) == 0)
