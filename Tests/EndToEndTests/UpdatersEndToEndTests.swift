@@ -36,6 +36,18 @@ enum UpdateKeys {
 /// and a bundle signed by another CA shows RAUC's error.
 @MainActor @Suite final class RaucEndToEndTests {
     static let rauc = "/usr/bin/rauc"
+    /// A launch held in `loading` (a signal step) that follows RAUC, its end view kept.
+    static let config = TestConfig.instantSplash + """
+        timeout = "10m"
+
+        [update]
+        rauc = true
+        end_view = "10m"
+
+        [[step]]
+        id = "first-frame"
+        plugin = "signal"
+        """
     let directory: TemporaryDirectory
     let bus: PrivateBus
     let service = Process()
@@ -131,17 +143,7 @@ enum UpdateKeys {
         let good = try Self.makeBundle("good", signer: "signing", in: d)
         let bad = try Self.makeBundle("bad", signer: "other", in: d)
         #expect(await waitUntil { (try? self.raucIsOnTheBus()) == true }, "RAUC's service on the bus")
-        let daemon = try DaemonProcess(config: TestConfig.instantSplash + """
-            timeout = "10m"
-
-            [update]
-            rauc = true
-            end_view = "10m"
-
-            [[step]]
-            id = "first-frame"
-            plugin = "signal"
-            """, environment: ["DBUS_SYSTEM_BUS_ADDRESS": address])
+        let daemon = try DaemonProcess(config: Self.config, environment: ["DBUS_SYSTEM_BUS_ADDRESS": address])
         #expect(daemon.waitForLog("following RAUC's installer"))
         let renderer = try daemon.connect()
         // A second subscriber, without ticks, as the system tests' and a slow renderer's: it
@@ -205,7 +207,8 @@ enum UpdateKeys {
             guard case .state(let state)? = ServerMessage.decode(line), let update = state.update else { continue }
             if quietResults.last != update.result.rawValue { quietResults.append(update.result.rawValue) }
         }
-        #expect(quietResults == ["running", "succeeded", "running", "failed"], "each install's end reached the quiet subscriber: \(quietResults)")
+        // (The second install's running states may all be coalesced into its quick failure.)
+        #expect(quietResults.filter { $0 != "running" } == ["succeeded", "failed"], "each install's end reached the quiet subscriber: \(quietResults)")
         #expect(daemon.stop() == 0)
     }
 }
