@@ -40,6 +40,10 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var lastTimeless: StateMessage?
     private var lastSeq: UInt64 = 0
     private var pendingState: StateLine?
+    /// An update's end the client could not be sent yet, kept when a newer state took
+    /// `pendingState`'s place: a subscriber that does not keep up still sees "Restarting…" or the
+    /// update's error before what came after (design §15). At most one: the newest end.
+    private var pendingEnd: StateLine?
     private var pendingEvents = CircularBuffer<ByteBuffer>()
 
     init(commands: any CommandHandler, broadcaster: StateBroadcaster, access: AccessPolicy, peer: PeerCredentials?, logger: Logger) {
@@ -222,6 +226,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             if let latest = broadcaster.latest, latest.seq >= lastSeq {
                 lastSeq = latest.seq
                 pendingState = nil
+                pendingEnd = nil
                 lastTimeless = ticks ? nil : latest.message.withoutClocks
                 context.write(wrapOutboundOut(latest.bytes), promise: nil)
             }
@@ -237,9 +242,9 @@ final class ConnectionHandler: ChannelInboundHandler {
         subscriber = nil
     }
 
-    /// Writes `state` now if the client keeps up, else keeps it as the one pending state. A
-    /// subscriber without ticks is not sent a state that differs from the last one it was sent
-    /// only in what time moves.
+    /// Writes `state` now if the client keeps up, else keeps it as the one pending state (and an
+    /// update's end it replaces as `pendingEnd`). A subscriber without ticks is not sent a state
+    /// that differs from the last one it was sent only in what time moves.
     func offer(_ state: StateLine) {
         guard let context, !closing, state.seq > lastSeq else { return }
         let timeless = ticks ? nil : state.message.withoutClocks
@@ -250,8 +255,17 @@ final class ConnectionHandler: ChannelInboundHandler {
             if let timeless { lastTimeless = timeless }
             context.writeAndFlush(wrapOutboundOut(state.bytes), promise: nil)
         } else {
+            if let replaced = pendingState, let end = Self.updateEnd(replaced), end != Self.updateEnd(state) {
+                pendingEnd = replaced
+            }
             pendingState = state
         }
+    }
+
+    /// The update's end `state` shows, if it shows one.
+    private static func updateEnd(_ state: StateLine) -> UpdateStatus? {
+        guard let update = state.message.update, update.result != .running else { return nil }
+        return update
     }
 
     func offer(event: ByteBuffer) {
@@ -272,7 +286,14 @@ final class ConnectionHandler: ChannelInboundHandler {
         while context.channel.isWritable, let event = pendingEvents.popFirst() {
             context.write(wrapOutboundOut(event), promise: nil)
         }
-        if let pendingState { offer(pendingState) }
+        if context.channel.isWritable, let end = pendingEnd {
+            pendingEnd = nil
+            let newer = pendingState
+            offer(end)
+            if let newer { offer(newer) }
+        } else if let pendingState {
+            offer(pendingState)
+        }
         context.flush()
     }
 }

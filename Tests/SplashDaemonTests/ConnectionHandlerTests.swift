@@ -121,6 +121,37 @@ import Testing
         for connection in [quiet, plain] { _ = try connection.channel.finish(acceptAlreadyClosed: true) }
     }
 
+    /// An update's end is never replaced unseen: a subscriber that does not keep up gets it, then
+    /// the newest state after it (issue 48: "Restarting…" may otherwise never show).
+    @Test func aSubscriberThatCannotTakeMoreStillGetsAnUpdatesEnd() throws {
+        let connection = try Connection()
+        try connection.send(#"{"cmd":"subscribe","id":1}"# + "\n")
+        func publish(_ seq: UInt64, _ update: UpdateStatus) {
+            var state = StateMessage(seq: seq, launch: "L1", phase: .loading, slow: false, progress: 0.5, message: nil, elapsedMs: 0,
+                                     steps: [], error: nil, destination: nil)
+            state.mode = .update
+            state.update = update
+            connection.broadcaster.publish(state)
+            connection.channel.embeddedEventLoop.run()
+        }
+        publish(1, UpdateStatus(source: .rauc, progress: 0.9, message: "Copying"))
+        _ = try connection.written()
+        connection.setWritable(false)
+        publish(2, UpdateStatus(source: .rauc, progress: 1, result: .succeeded))
+        publish(3, UpdateStatus(source: .rauc, progress: 0, message: "Installing"))
+        publish(4, UpdateStatus(source: .rauc, progress: 0.2, message: "Checking bundle"))
+        #expect(try connection.written().isEmpty)
+        connection.setWritable(true)
+        #expect(try connection.written().compactMap(Self.seq) == [2, 4], "the end, then the newest")
+        // An end replaced by the same end is not sent twice.
+        connection.setWritable(false)
+        publish(5, UpdateStatus(source: .rauc, progress: 1, result: .failed, error: "x"))
+        publish(6, UpdateStatus(source: .rauc, progress: 1, result: .failed, error: "x"))
+        connection.setWritable(true)
+        #expect(try connection.written().compactMap(Self.seq) == [6])
+        _ = try connection.channel.finish(acceptAlreadyClosed: true)
+    }
+
     @Test func aRequestSplitAcrossReadsIsOneRequest() throws {
         let connection = try Connection()
         _ = try connection.written()
