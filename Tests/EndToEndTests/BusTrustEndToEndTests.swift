@@ -72,6 +72,8 @@ import Testing
         let systemd = try FakeSystemd(bus: bus, unit: Self.unit)
         defer { systemd.close() }
         let daemon = try DaemonProcess(config: TestConfig.instantSplash + """
+            timeout = "10m"
+
             [app]
             unit = "\(Self.unit)"
             max_restarts = 2

@@ -24,6 +24,8 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let daemon = try DaemonProcess(config: TestConfig.instantSplash + """
+            timeout = "10m"
+
             [update]
             psplash_fifo = true
             end_view = "0s"
