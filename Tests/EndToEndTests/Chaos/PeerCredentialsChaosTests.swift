@@ -41,14 +41,7 @@ import TestSupport
         defer { dir.remove() }
         chmod(dir.path, 0o755)
         try FileManager.default.createDirectory(atPath: dir.file("state"), withIntermediateDirectories: false)
-        _ = try dir.write("splashd.toml", """
-            [splash]
-            min_display = "0ms"
-            timeout = "10m"
-
-            [[step]]
-            id = "hold"
-            plugin = "signal"
+        _ = try dir.write("splashd.toml", ProtocolEndToEndTests.holdingConfig + """
 
             [socket]
             path = "\(dir.file("splashd.sock"))"
