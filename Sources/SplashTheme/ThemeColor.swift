@@ -1,4 +1,6 @@
-import Foundation
+// `pow` from the C library: Foundation would link ICU's 37 MB of data into both renderers
+// (issue 50), and FoundationEssentials has no `pow`.
+import Glibc
 
 /// A colour of the theme grammar, parsed once: its CSS text, which the page gets as the theme
 /// wrote it, and its channels, which the native renderer hands to cairo.
