@@ -210,7 +210,8 @@ public final class DRMDevice {
                 continue
             }
             let modes = (0..<Int(c.count_modes)).map { c.modes[$0] }
-            let mode = modes.first { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 } ?? modes[0]
+            // Typed: Swift 6.2 takes the untyped `let` for an optional and stops at its use below.
+            let mode: drmModeModeInfo = modes.first { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 } ?? modes[0]
             guard let crtc = pickCRTC(c, crtcs: crtcs, taken: taken) else { continue }
             taken.insert(crtc)
             let type = drmModeGetConnectorTypeName(c.connector_type).map { String(cString: $0) } ?? "Unknown"

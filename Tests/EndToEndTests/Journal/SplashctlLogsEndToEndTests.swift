@@ -139,7 +139,7 @@ import TestSupport
 
     /// The shared run; a machine that cannot run the sandbox skips the test.
     private static func sharedRun() throws -> Run {
-        if let reason = JournaldSandbox.unavailableReason() { try Test.cancel("skipped: \(reason)") }
+        if let reason = JournaldSandbox.unavailableReason() { try cancelTest("skipped: \(reason)") }
         do {
             return try shared.get()
         } catch {

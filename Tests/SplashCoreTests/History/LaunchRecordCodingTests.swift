@@ -93,7 +93,11 @@ import Testing
 
         // Garbage in the middle, a blank line, and a torn last line.
         let lines = bytes.split(separator: 0x0A).map(Array.init)
-        var damaged = lines[0] + [0x0A] + Array("not json at all".utf8) + [0x0A, 0x0A] + lines[1] + [0x0A]
+        // In steps: as one expression Swift 6.2 cannot type-check it in reasonable time.
+        var damaged: [UInt8] = lines[0] + [0x0A]
+        damaged += Array("not json at all".utf8)
+        damaged += [0x0A, 0x0A]
+        damaged += lines[1] + [0x0A]
         damaged += Array(lines[2].prefix(lines[2].count / 2))
         let recovered = HistoryLog.decode(damaged)
         #expect(recovered.log.records.map(\.launch) == ["A", "B"])
