@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: check deps build first-frame release dist install deb man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms bench-initramfs bench-boot bench-fresh-demo toml-test demo clean fuzz sanitize
+.PHONY: check deps update-dependencies build first-frame release dist install deb man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms bench-initramfs bench-boot bench-fresh-demo toml-test demo clean fuzz sanitize
 
 # The fast loop: the debug build and every Swift test (units, adapters, the real binaries end to
 # end). Installs nothing and starts no VM or browser; what it needs is `make deps tests` once.
@@ -16,6 +16,14 @@ check:
 PURPOSE ?= all
 deps:
 	bash scripts/setup.sh $(PURPOSE)
+
+# Package.resolved (and Fuzz/'s) pin every dependency to a version and commit: two builds of one
+# commit ship the same code. Moved on purpose, in a commit of its own, by this target: the newest
+# versions Package.swift allows (docs/packaging.md, "Dependencies").
+update-dependencies:
+	$(SWIFT) package update
+	cd Fuzz && $(SWIFT) package update
+	git diff --stat -- Package.resolved Fuzz/Package.resolved
 
 build:
 	$(SWIFT) build
