@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: check deps update-dependencies build first-frame release dist install deb man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms bench-initramfs bench-boot bench-fresh-demo toml-test demo clean fuzz sanitize
+.PHONY: check deps update-dependencies build first-frame release dist install deb deb-arm64 arm64-toolchain man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms bench-initramfs bench-boot bench-fresh-demo toml-test demo clean fuzz sanitize
 
 # The fast loop: the debug build and every Swift test (units, adapters, the real binaries end to
 # end). Installs nothing and starts no VM or browser; what it needs is `make deps tests` once.
@@ -92,6 +92,20 @@ install: $(if $(BINARIES),,dist)
 # `make install` into a staging tree (docs/packaging.md).
 deb: $(if $(BINARIES),,dist)
 	bash scripts/deb.sh "$(or $(BINARIES),$(DIST_BIN))"
+
+# The same packages for arm64, in dist/arm64/ (docs/packaging.md, "arm64"), built here from Debian's
+# archive alone: Swift 6.2.3 from Debian sid in a chroot, against Debian 12 for arm64, both made
+# once and kept in ARM64_CACHE (`arm64-toolchain`, scripts/arm64/prepare.sh). Needs root and
+# `make deps PURPOSE=arm64`. The binaries are in .build/arm64 (scripts/arm64/build.sh).
+export ARM64_CACHE ?= /var/cache/splashd-arm64
+export ARM64_SCRATCH ?= $(CURDIR)/.build/arm64
+ARM64_BIN = $(ARM64_SCRATCH)/aarch64-unknown-linux-gnu/release
+arm64-toolchain:
+	bash scripts/arm64/prepare.sh
+deb-arm64: arm64-toolchain
+	bash scripts/arm64/build.sh
+	DEB_ARCH=arm64 DEB_OUT=dist/arm64 TARGET_ROOT=$(ARM64_CACHE)/target STRIP=aarch64-linux-gnu-strip \
+		TARGET_RUN="qemu-aarch64-static -L $(ARM64_CACHE)/target" bash scripts/deb.sh $(ARM64_BIN)
 
 # Regenerates the man pages of the five commands with swift-argument-parser's generate-manual
 # plugin (a debug build of the package); PackagingTests say when they are out of date.

@@ -5,6 +5,12 @@
 #
 #   scripts/deb.sh BINARIES_DIR
 #
+# For another architecture (arm64: `make deb-arm64`, docs/packaging.md, "arm64"): DEB_ARCH names
+# it, DEB_OUT is the directory to write to (default dist), TARGET_ROOT is a Debian system of that
+# architecture (scripts/arm64/prepare.sh's), in which dpkg-shlibdeps reads the packages'
+# dependencies, under qemu-user; TARGET_RUN runs the binaries for their shell completions, and
+# STRIP is a strip that knows the architecture (scripts/install.sh).
+#
 # Writes dist/splashd_VERSION_ARCH.deb (the daemon, splashctl, units, plugins, docs),
 # dist/splashd-web_VERSION_ARCH.deb (the browser renderer), dist/splashd-otel_VERSION_ARCH.deb
 # (fleet telemetry), dist/splashd-kms_VERSION_ARCH.deb (the native renderer) and
@@ -30,7 +36,9 @@ if [[ -z $upstream || ${version%-*} != "$upstream" ]]; then
     exit 1
 fi
 maintainer=$(dpkg-parsechangelog -l "$changelog" -S Maintainer)
-arch=$(dpkg --print-architecture)
+arch=${DEB_ARCH:-$(dpkg --print-architecture)}
+out_dir=${DEB_OUT:-dist}
+target_root=${TARGET_ROOT:-}
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(dpkg-parsechangelog -l "$changelog" -S Timestamp)}
 
 # The staging tree is laid out as debhelper's (debian/PACKAGE, each with its DEBIAN directory),
@@ -43,8 +51,8 @@ DESTDIR=$all PREFIX=/usr SYSCONFDIR=/etc bash scripts/install.sh "$binaries"
 
 packages=(splashd splashd-web splashd-otel splashd-kms splashd-themes)
 # Only this build's packages in dist/: the tests take dist/splashd_*.deb and its siblings.
-mkdir -p dist
-rm -f dist/*.deb
+mkdir -p "$out_dir"
+rm -f "$out_dir"/*.deb
 completions() { # TOOL: its bash, zsh and fish completions
     echo "usr/share/bash-completion/completions/$1 usr/share/zsh/vendor-completions/_$1 usr/share/fish/vendor_completions.d/$1.fish"
 }
@@ -91,6 +99,23 @@ for package in "${packages[@]}"; do
     printf '\nPackage: %s\nArchitecture: any\n' "$package" >>"$staging/debian/control"
 done
 
+# dpkg-shlibdeps in the staging tree: on this system, or for another architecture in TARGET_ROOT
+# (its libraries and its dpkg database, under qemu-user), which sees the tree at /mnt.
+shlibdeps() {
+    if [[ -z $target_root ]]; then
+        (cd "$staging" && dpkg-shlibdeps -O "$@")
+        return
+    fi
+    # shellcheck disable=SC2016
+    unshare --mount --propagation private /bin/bash -euc '
+        mount --bind "$1" "$2/mnt"
+        root=$2 arch=$3
+        shift 3
+        exec chroot "$root" /usr/bin/env DEB_BUILD_ARCH="$arch" DEB_HOST_ARCH="$arch" \
+            /bin/sh -c "cd /mnt && exec dpkg-shlibdeps -O \"\$@\"" sh "$@"
+    ' bash "$staging" "$target_root" "$arch" "$@"
+}
+
 for package in "${packages[@]}"; do
     root=$staging/debian/$package
     control=$root/DEBIAN
@@ -116,7 +141,7 @@ for package in "${packages[@]}"; do
     while IFS= read -r -d '' binary; do executables+=("-e${binary#"$staging/"}"); done \
         < <(find "$root/usr/bin" -type f -print0 2>/dev/null)
     if [[ ${#executables[@]} -gt 0 ]]; then
-        depends=$(cd "$staging" && dpkg-shlibdeps -O "${executables[@]}" | sed -n 's/^shlibs:Depends=//p')
+        depends=$(shlibdeps "${executables[@]}" | sed -n 's/^shlibs:Depends=//p')
         [[ -n $depends ]] || { echo "deb: dpkg-shlibdeps found no dependencies for $package" >&2; exit 1; }
     fi
     case $package in
@@ -155,9 +180,8 @@ for package in "${packages[@]}"; do
     find "$root" -type f ! -perm /111 -exec chmod 0644 {} +
     find "$root" -exec touch --no-dereference --date="@$SOURCE_DATE_EPOCH" {} +
 
-    mkdir -p dist
     package_arch=$(sed -n 's/^Architecture: //p' "$control/control")
-    out=dist/${package}_${version}_${package_arch}.deb
+    out=$out_dir/${package}_${version}_${package_arch}.deb
     dpkg-deb --root-owner-group -Zxz --build "$root" "$out" >/dev/null
     echo "$out"
 done

@@ -8,7 +8,8 @@
 # install (stripped on the way);
 # splashctl is a link to splashd, which is splashctl when called by that name. Environment:
 # DESTDIR (default: none, the live system), PREFIX (default /usr), SYSCONFDIR (default /etc),
-# STRIP (default strip). /etc/splashd/splashd.toml is installed only where none exists, so an
+# STRIP (default strip), TARGET_RUN (what runs the binaries: for another architecture, qemu-user
+# with its libraries). /etc/splashd/splashd.toml is installed only where none exists, so an
 # operator's configuration is never overwritten.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -119,8 +120,11 @@ done
 
 # Shell completions, from the binaries themselves (swift-argument-parser writes them). They are
 # sourced, not run: the bash script's #! line goes.
+# Binaries of another architecture run under TARGET_RUN (qemu-user with that architecture's
+# libraries: `make deb-arm64`).
+run() { ${TARGET_RUN:-} "$@"; }
 completions() { # TOOL SHELL DEST
-    "$root$bindir/$1" --generate-completion-script "$2" | sed '1{/^#!/d}' >"$root$3"
+    run "$root$bindir/$1" --generate-completion-script "$2" | sed '1{/^#!/d}' >"$root$3"
     chmod 0644 "$root$3"
 }
 dir "$datadir/bash-completion/completions"

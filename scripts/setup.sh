@@ -8,6 +8,8 @@
 #   tests     build, and `swift test` with the browser and telemetry tests (`make check` needs these)
 #   vm        the VM tests (Tests/vm): QEMU, Debian's kernels, a busybox initramfs, a UEFI firmware
 #   packages  `make deb`, lintian, and the system tests' container (scripts/system-test.sh)
+#   arm64     `make deb-arm64` and the arm64 tests: mmdebstrap (the toolchain and target it makes
+#             from Debian's archive: scripts/arm64/prepare.sh), qemu-user and qemu-system-aarch64
 #   all       every one of them: README's test command (scripts/test.sh)
 #
 # Each line below says what the package is for. Idempotent: installs nothing when everything is
@@ -16,6 +18,7 @@ set -euo pipefail
 need=()
 pip=()
 disable_swupdate=false
+arm64_binfmt=false
 
 build() {
   command -v make >/dev/null || need+=(make)                                   # the Makefile
@@ -86,13 +89,24 @@ packages() {
   disable_swupdate=true
 }
 
-all() { demo; tests; vm; packages; }
+arm64() {
+  packages
+  command -v mmdebstrap >/dev/null || need+=(mmdebstrap)                      # scripts/arm64/prepare.sh's toolchain and target
+  command -v qemu-aarch64-static >/dev/null || need+=(qemu-user-static)       # ... whose arm64 programs run under qemu-user
+  command -v update-binfmts >/dev/null || need+=(binfmt-support)              # ... by binfmt_misc (mmdebstrap, dpkg-shlibdeps)
+  command -v aarch64-linux-gnu-strip >/dev/null || need+=(binutils-aarch64-linux-gnu)  # the packages' binaries stripped
+  command -v qemu-system-aarch64 >/dev/null || need+=(qemu-system-arm)        # the arm64 VM tests: an arm64 machine ...
+  [ -f /usr/share/AAVMF/AAVMF_CODE.fd ] || need+=(qemu-efi-aarch64)           # ... with its UEFI firmware
+  arm64_binfmt=true
+}
+
+all() { demo; tests; vm; packages; arm64; }
 
 [ "$#" -gt 0 ] || set -- all
 for purpose in "$@"; do
   case "$purpose" in
-    build | demo | tests | vm | packages | all) "$purpose" ;;
-    *) echo "setup: unknown purpose '$purpose' (build, demo, tests, vm, packages, all)" >&2; exit 64 ;;
+    build | demo | tests | vm | packages | arm64 | all) "$purpose" ;;
+    *) echo "setup: unknown purpose '$purpose' (build, demo, tests, vm, packages, arm64, all)" >&2; exit 64 ;;
   esac
 done
 
@@ -109,6 +123,12 @@ if $disable_swupdate && [ -e /lib/systemd/system/swupdate.service ] &&
   [ -e /etc/systemd/system/multi-user.target.wants/swupdate.service ]; then
   $sudo systemctl --root=/ disable swupdate.socket swupdate.service swupdate-progress.service >/dev/null 2>&1 || true
   if [ -d /run/systemd/system ]; then $sudo systemctl stop swupdate.socket swupdate.service swupdate-progress.service 2>/dev/null || true; fi
+fi
+# arm64 programs run under qemu-user through binfmt_misc (its F flag: also inside a chroot):
+# mmdebstrap runs the target's maintainer scripts so, and deb.sh its dpkg-shlibdeps.
+if $arm64_binfmt && [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+  [ -e /proc/sys/fs/binfmt_misc/register ] || $sudo mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+  $sudo update-binfmts --enable qemu-aarch64
 fi
 if [ "${#pip[@]}" -gt 0 ]; then
   mapfile -t pip < <(printf '%s\n' "${pip[@]}" | sort -u)
