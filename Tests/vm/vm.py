@@ -5,6 +5,18 @@ small busybox initramfs (guest-init.sh) that mounts this machine's root file sys
 over 9p, so the guest runs the very binaries the build made, with every library they load.
 Commands go to the guest on its second serial port, one shell line each, answered "done STATUS";
 screens are captured from outside with QMP's screendump (PPM), read exactly.
+
+arm64 (`VM(arch="arm64", root=ARM64_ROOT, mounts={CHECKOUT: CHECKOUT})`): qemu-system-aarch64's
+`virt` machine (a Cortex-A72, TCG) boots Debian 12's arm64 kernel from the root it shares, which
+is not this machine's (its programs are arm64's) but scripts/arm64/vmroot.sh's Debian 12 arm64
+tree: the kernel is its /boot/vmlinuz-*, the initramfs's modules are from its /lib/modules and its
+busybox is its /bin/busybox. The same GPU (virtio-gpu-pci, two outputs: Virtual-1 and Virtual-2),
+tablet, keyboard and 9p shares; the console is the PL011 (ttyAMA0), and the control port, the virt
+machine having a single UART, is a virtio console (hvc0: `splashd.control=hvc0` on the kernel's
+command line tells control-loop.sh). What the guest runs from this machine (the arm64 build's
+binaries, the themes, a test app) is shared by `mounts`: each directory read-only at the same path
+in the guest, over a root then made writable by a tmpfs overlay (guest-init.sh), so the paths the
+test names are the guest's too.
 """
 
 from __future__ import annotations
@@ -25,6 +37,11 @@ MODULES = ["virtio_pci", "9pnet_virtio", "9p", "overlay"]
 # Debian's UEFI firmware for QEMU (package ovmf): with a virtio GPU it shows its logo and
 # publishes it as ACPI's BGRT (/sys/firmware/acpi/bgrt/).
 OVMF = "/usr/share/ovmf/OVMF.fd"
+# Debian's UEFI firmware for QEMU's arm64 virt machine (package qemu-efi-aarch64): its code, and
+# the variables' store each VM copies.
+AAVMF_CODE, AAVMF_VARS = "/usr/share/AAVMF/AAVMF_CODE.fd", "/usr/share/AAVMF/AAVMF_VARS.fd"
+# The arm64 guest's root: Debian 12 arm64 with its kernel (scripts/arm64/vmroot.sh).
+ARM64_ROOT = os.path.join(os.environ.get("ARM64_CACHE", "/var/cache/splashd-arm64"), "vmroot")
 
 
 # systemd as PID 1 (guest-init.sh switches to it): only the test's target, no fstab of the host
@@ -37,19 +54,21 @@ SYSTEMD_ARGS = ("splashd.systemd systemd.unit=splashd-vm.target fstab=0 systemd.
                     "systemd-binfmt.service", "apparmor.service", "docker.service", "containerd.service"]))
 
 
-def kernel(series="6.1"):
+def kernel(series="6.1", root="/"):
     """The newest installed Debian kernel of a series: (release, vmlinuz path), or None. 6.1 is
     Debian 12's own (linux-image-amd64); 6.12 its newer one (linux-image-6.12-amd64), which has
-    CLOSEFB (Linux 6.8)."""
+    CLOSEFB (Linux 6.8). `root`: the tree whose /boot is looked in (the arm64 guest's own)."""
+    boot = os.path.join(root, "boot/vmlinuz-")
+
     def version(path):
-        release = path[len("/boot/vmlinuz-"):]
+        release = path[len(boot):]
         parts = release.replace("-", ".").replace("+", ".").split(".")
         return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in parts]
-    images = sorted(glob.glob(f"/boot/vmlinuz-{series}.*"), key=version)
+    images = sorted(glob.glob(f"{boot}{series}.*"), key=version)
     if not images:
         return None
     image = images[-1]
-    return image[len("/boot/vmlinuz-"):], image
+    return image[len(boot):], image
 
 
 def module_name(path):
@@ -58,11 +77,11 @@ def module_name(path):
     return base[: base.index(".ko")].replace("-", "_")
 
 
-def module_order(release, wanted):
-    """The .ko files (paths under /lib/modules/RELEASE) for `wanted` and their dependencies, each
-    after what it needs, from modules.dep; modules built into the kernel (modules.builtin, as
+def module_order(release, wanted, root="/"):
+    """The .ko files (paths under ROOT/lib/modules/RELEASE) for `wanted` and their dependencies,
+    each after what it needs, from modules.dep; modules built into the kernel (modules.builtin, as
     virtio_pci is in 6.12) are left out."""
-    base = f"/lib/modules/{release}"
+    base = os.path.join(root, f"lib/modules/{release}")
     deps = {}
     with open(f"{base}/modules.dep") as f:
         for line in f:
@@ -101,9 +120,11 @@ def cpio_newc(entries):
     return bytes(out)
 
 
-def build_initramfs(release, path):
-    base, order = module_order(release, MODULES)
-    busybox = shutil.which("busybox") or "/bin/busybox"
+def build_initramfs(release, path, root="/", modules=MODULES, busybox=None):
+    """The busybox initramfs (guest-init.sh) with `modules` of ROOT/lib/modules/RELEASE; this
+    machine's busybox unless `busybox` names another (the arm64 guest's)."""
+    base, order = module_order(release, modules, root)
+    busybox = busybox or shutil.which("busybox") or "/bin/busybox"
     entries = [(d, 0o040755, None) for d in ["bin", "proc", "sys", "dev", "host", "modules"]]
     entries.append(("bin/busybox", 0o100755, open(busybox, "rb").read()))
     for applet in ["sh", "mount", "umount", "cp", "insmod", "mkdir", "cat", "echo", "chroot", "poweroff", "uname", "switch_root"]:
@@ -152,7 +173,7 @@ class VM:
     """One virtual machine; `with VM() as vm:` boots it and stops it."""
 
     def __init__(self, outputs=2, memory=1024, append="", second_output=True, kernel_series="6.1", root="/", systemd=False,
-                 firmware=False, initrd=None, ready=b"vm: ready\n", shares=None):
+                 firmware=False, initrd=None, ready=b"vm: ready\n", shares=None, arch="amd64", mounts=None):
         """`root`: the directory the guest mounts as its root over 9p (read-only). `systemd`: the
         guest boots systemd as PID 1 on a tmpfs overlay of that root (guest-init.sh), and its
         `vm-control.service` answers the test's commands. `firmware`: a UEFI firmware (Debian's
@@ -161,7 +182,17 @@ class VM:
         booted (each distinct screen once). `initrd`: this initramfs instead of the busybox one
         guest-init.sh runs; `ready`: what the guest says on the control port once it is up.
         `shares`: {tag: directory} of this machine, each shared writable over 9p (the guest mounts
-        it: mount -t 9p -o trans=virtio TAG DIR)."""
+        it: mount -t 9p -o trans=virtio TAG DIR). `arch`: "amd64" (this machine's kernel) or "arm64"
+        (qemu-system-aarch64; the kernel, its modules and busybox are `root`'s: pass
+        root=ARM64_ROOT). `mounts`: {guest path: directory of this machine}, each mounted read-only
+        at that path by guest-init.sh, which then makes the root a tmpfs overlay of the shared one
+        (for the mount points) as it does for systemd."""
+        assert arch in ("amd64", "arm64"), arch
+        self.arch = arch
+        self.mounts = mounts or {}
+        assert not any(c.isspace() or c == ":" for path in self.mounts for c in path), "mount paths are words"
+        # Where the guest's kernel writes (console=): the tests copy logs there.
+        self.console_device = "/dev/ttyAMA0" if arch == "arm64" else "/dev/ttyS0"
         self.root = root
         self.systemd = systemd
         self.firmware = firmware
@@ -188,36 +219,25 @@ class VM:
         self.stop()
 
     def start(self, timeout=300):
-        release, image = kernel(self.kernel_series)
+        arm64 = self.arch == "arm64"
+        found = kernel(self.kernel_series, self.root if arm64 else "/")
+        if not found:
+            raise RuntimeError(f"no {self.kernel_series} kernel in {self.root if arm64 else '/'}boot")
+        release, image = found
         initrd = self.initrd
         if not initrd:
             initrd = os.path.join(self.dir, "initrd.gz")
-            build_initramfs(release, initrd)
+            if arm64:
+                build_initramfs(release, initrd, self.root, MODULES + ["virtio_console"],
+                                os.path.join(self.root, "bin/busybox"))
+            else:
+                build_initramfs(release, initrd)
         qmp_path, ctl_path = os.path.join(self.dir, "qmp.sock"), os.path.join(self.dir, "ctl.sock")
         self.console = os.path.join(self.dir, "console.log")
-        # video=Virtual-2:e turns the second output on (headless QEMU enables only the first; a
-        # test that plugs it in later leaves it off);
-        # edid=off gives each output a preferred mode of the device's default size.
-        command = [
-            "qemu-system-x86_64", "-machine", "q35", "-accel", "tcg", "-m", str(self.memory), "-smp", "2",
-            *(["-bios", OVMF] if self.firmware else []),
-            "-nodefaults", "-no-reboot", "-display", "none",
-            "-kernel", image, "-initrd", initrd,
-            "-append", f"console=ttyS0 panic=-1 loglevel=4 {'video=Virtual-2:e' if self.second_output else ''} "
-                       f"{SYSTEMD_ARGS if self.systemd else ''} {self.append}",
-            "-device", f"virtio-gpu-pci,id=gpu,max_outputs={self.outputs},edid=off",
-            # A touch-like absolute pointer and a keyboard, driven with QMP input-send-event.
-            "-device", "virtio-tablet-pci", "-device", "virtio-keyboard-pci",
-            "-fsdev", f"local,id=host,path={self.root},security_model=none,readonly=on,multidevs=remap",
-            "-device", "virtio-9p-pci,fsdev=host,mount_tag=host",
-            *[arg for tag, path in self.shares.items() for arg in (
-                "-fsdev", f"local,id={tag},path={path},security_model=none,multidevs=remap",
-                "-device", f"virtio-9p-pci,fsdev={tag},mount_tag={tag}")],
-            "-serial", f"file:{self.console}",
-            "-chardev", f"socket,id=ctl,path={ctl_path},server=on,wait=off",
-            "-serial", "chardev:ctl",
-            "-qmp", f"unix:{qmp_path},server=on,wait=off",
-        ]
+        if arm64:
+            command = self._arm64_command(image, initrd, qmp_path, ctl_path)
+        else:
+            command = self._amd64_command(image, initrd, qmp_path, ctl_path)
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=open(os.path.join(self.dir, "qemu.log"), "wb"))
         self.qmp = self._connect(qmp_path)
@@ -228,6 +248,72 @@ class VM:
             self._watch_boot(self.ready, timeout)
         self.wait_for(self.ready, timeout)
         return self
+
+    def _amd64_command(self, image, initrd, qmp_path, ctl_path):
+        shares, words = self._shares()
+        # video=Virtual-2:e turns the second output on (headless QEMU enables only the first; a
+        # test that plugs it in later leaves it off);
+        # edid=off gives each output a preferred mode of the device's default size.
+        command = [
+            "qemu-system-x86_64", "-machine", "q35", "-accel", "tcg", "-m", str(self.memory), "-smp", "2",
+            *(["-bios", OVMF] if self.firmware else []),
+            "-nodefaults", "-no-reboot", "-display", "none",
+            "-kernel", image, "-initrd", initrd,
+            "-append", f"console=ttyS0 panic=-1 loglevel=4 {'video=Virtual-2:e' if self.second_output else ''} "
+                       f"{SYSTEMD_ARGS if self.systemd else ''} {self.append}" + (f" {words}" if words else ""),
+            "-device", f"virtio-gpu-pci,id=gpu,max_outputs={self.outputs},edid=off",
+            # A touch-like absolute pointer and a keyboard, driven with QMP input-send-event.
+            "-device", "virtio-tablet-pci", "-device", "virtio-keyboard-pci",
+            *shares,
+            "-serial", f"file:{self.console}",
+            "-chardev", f"socket,id=ctl,path={ctl_path},server=on,wait=off",
+            "-serial", "chardev:ctl",
+            "-qmp", f"unix:{qmp_path},server=on,wait=off",
+        ]
+        return command
+
+    def _shares(self):
+        """The 9p devices: the root (read-only), `shares` (writable), `mounts` (read-only), and
+        the kernel command line's words that tell guest-init.sh where to mount `mounts`."""
+        args = [
+            "-fsdev", f"local,id=host,path={self.root},security_model=none,readonly=on,multidevs=remap",
+            "-device", "virtio-9p-pci,fsdev=host,mount_tag=host",
+            *[arg for tag, path in self.shares.items() for arg in (
+                "-fsdev", f"local,id={tag},path={path},security_model=none,multidevs=remap",
+                "-device", f"virtio-9p-pci,fsdev={tag},mount_tag={tag}")]]
+        words = []
+        for i, (guest, path) in enumerate(self.mounts.items()):
+            args += ["-fsdev", f"local,id=mount{i},path={path},security_model=none,readonly=on,multidevs=remap",
+                     "-device", f"virtio-9p-pci,fsdev=mount{i},mount_tag=mount{i}"]
+            words.append(f"splashd.mount=mount{i}:{guest}")
+        return args, " ".join(words)
+
+    def _arm64_command(self, image, initrd, qmp_path, ctl_path):
+        """qemu-system-aarch64's virt machine: the devices of the amd64 VM on PCIe, the console on
+        its UART and the control port on a virtio console (hvc0); UEFI (AAVMF) with `firmware`."""
+        firmware = []
+        if self.firmware:
+            variables = os.path.join(self.dir, "AAVMF_VARS.fd")
+            shutil.copyfile(AAVMF_VARS, variables)
+            firmware = ["-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={AAVMF_CODE}",
+                        "-drive", f"if=pflash,format=raw,unit=1,file={variables}"]
+        shares, words = self._shares()
+        return [
+            "qemu-system-aarch64", "-machine", "virt", "-cpu", "cortex-a72", "-accel", "tcg", "-m", str(self.memory), "-smp", "2",
+            *firmware,
+            "-nodefaults", "-no-reboot", "-display", "none",
+            "-kernel", image, "-initrd", initrd,
+            "-append", f"console=ttyAMA0 splashd.control=hvc0 panic=-1 loglevel=4 {'video=Virtual-2:e' if self.second_output else ''} "
+                       f"{words} {SYSTEMD_ARGS if self.systemd else ''} {self.append}",
+            "-device", f"virtio-gpu-pci,id=gpu,max_outputs={self.outputs},edid=off",
+            "-device", "virtio-tablet-pci", "-device", "virtio-keyboard-pci",
+            *shares,
+            "-serial", f"file:{self.console}",
+            "-device", "virtio-serial-pci",
+            "-chardev", f"socket,id=ctl,path={ctl_path},server=on,wait=off",
+            "-device", "virtconsole,chardev=ctl",
+            "-qmp", f"unix:{qmp_path},server=on,wait=off",
+        ]
 
     def _watch_boot(self, marker, timeout):
         """Captures output 0 every 0.3 s until the guest says `marker`, keeping each new screen."""
