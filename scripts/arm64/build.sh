@@ -35,4 +35,6 @@ bin=$(run swift build "${flags[@]}" --show-bin-path)
 run "$clang" --target=aarch64-linux-gnu --sysroot="$target" -fuse-ld=lld \
     -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wconversion -Wno-sign-conversion -I"$target/usr/include/libdrm" \
     -o "$bin/splashd-kms-first-frame" helpers/splashd-kms-first-frame.c
+# splashctl is splashd called by that name, as in the package.
+ln -sfn splashd "$bin/splashctl"
 echo "arm64: the binaries are in $bin" >&2
