@@ -119,8 +119,9 @@ import TestSupport
             #expect(result.stdout == "\(renderer)|\(arguments.joined(separator: " "))|none\n", "it becomes the renderer whatever the index says")
             #expect(result.stderr == "splashd-kms-first-frame: no first frame from the cache: \(reason)\n", "\(line.prefix(80)): \(result.stderr)")
         }
-        // The arguments' hash: hex digits only, at most 16 of them.
-        for value in ["\(hash)0", "0x\(hash)", "-1", ""] {
+        // The arguments' hash: hex digits only, at most 16 of them. (Not the hash with a digit
+        // more: a hash of fewer than 16 digits, one in 16 temporary directories, stays valid.)
+        for value in [String(repeating: "1", count: 17), "0x\(hash)", "-1", ""] {
             _ = try dir.write("first-frames", "splashd-kms first frames 1\narguments\t\(value)\noutput\tV\t64\t48\tf.raw\n")
             let result = try run([renderer] + arguments)
             #expect(result.stderr.contains("\(index): line 2: the arguments' hash \(value) is not 1 to 16 hex digits"), "\(value): \(result.stderr)")
