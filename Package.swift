@@ -8,9 +8,10 @@ let strict: [SwiftSetting] = [
     .treatAllWarnings(as: .error),
 ]
 
+// Linux only (systemd, DRM/KMS, the journal, Linux's own calls): no `platforms`, which name only
+// Apple's systems' minimum versions.
 let package = Package(
     name: "splashd",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "splashd", targets: ["splashd"]),
         .executable(name: "splashctl", targets: ["splashctl"]),
@@ -62,7 +63,8 @@ let package = Package(
         // Renderer themes (theme.toml and its files), read with located errors: splashd-web's and
         // the native renderer's. The daemon does not link it.
         .target(name: "SplashTheme", dependencies: ["SplashCore", "SplashConfig", "SplashSupport"], swiftSettings: strict),
-        // Plugins: the step plugin protocol, built-in plugins, external plugin processes.
+        // Plugins: the step plugin protocol, the signal plugin, external plugin processes and their
+        // process groups, the device's state they read (the built-ins are SplashBuiltins).
         .target(
             name: "SplashPlugins",
             dependencies: [
@@ -73,7 +75,10 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // memfd_create and its seals, which Swift's Glibc module does not declare.
+        // The Linux calls Swift's Glibc module does not declare (or declares unusably): memfd_create
+        // and its seals, madvise(MADV_PAGEOUT), malloc_trim, renameat2(RENAME_NOREPLACE), the child
+        // subreaper, a signalfd for SIGTERM/SIGINT, pidfd_open, and the move into the real root that
+        // the renderer started in the initramfs makes at switch_root.
         .target(name: "CLinuxShims"),
         // What a process of splashd's writes to systemd: its log (a swift-log handler for the
         // journal's native protocol, or stderr) and sd_notify, spoken directly: libsystemd cost
@@ -237,12 +242,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // toml-test's decoder interface over the TOML reader (TOML on stdin, tagged JSON on
-        // stdout), to hold it against the conformance suite: `make toml-test`.
         // libdrm: DRM/KMS mode setting for the native renderer (connectors, modes, dumb buffers,
         // page flips): 121 kB installed, on every Debian system with a display.
         .systemLibrary(name: "CDrm", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
-        // The display through DRM/KMS: outputs, double buffers, page flips.
         // libinput: touch, pointers and keys for the error view's buttons (its path backend on
         // the /dev/input nodes udev has set up): 1.6 MB installed with libmtdev, libevdev and
         // libwacom (0.9 MB of it libwacom's tablet data).
@@ -250,6 +252,8 @@ let package = Package(
         // libudev: outputs plugged in and out while the splash is up (the drm subsystem's events
         // after udev; 0.4 MB, on every Debian system).
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        // The display through DRM/KMS: outputs, double buffers, page flips, touch and keys, hot-plug;
+        // the renderer's machine and its first-frame cache.
         .target(name: "SplashKMS", dependencies: ["CDrm", "CLibinput", "CUdev", "SplashDraw"], swiftSettings: strict),
         // The native renderer (design §13).
         .executableTarget(
@@ -263,6 +267,8 @@ let package = Package(
         ),
         // `make bench-draw`: one frame of a theme drawn in memory at 1080p and 4K (not shipped).
         .executableTarget(name: "draw-bench", dependencies: ["SplashDraw", "SplashCore", "SplashSupport", "SplashTheme"], swiftSettings: strict),
+        // toml-test's decoder interface over the TOML reader (TOML on stdin, tagged JSON on
+        // stdout), to hold it against the conformance suite: `make toml-test`.
         .executableTarget(name: "toml-test-decoder", dependencies: ["SplashConfig", "SplashSupport"], swiftSettings: strict),
         .target(
             name: "TestSupport",
@@ -284,7 +290,8 @@ let package = Package(
             name: "SplashDrawTests", dependencies: ["SplashDraw", "SplashTheme", "SplashCore", "TestSupport"],
             exclude: ["References"], swiftSettings: strict
         ),
-        // The native renderer's parts that need no display: the display lock, the panel's turn.
+        // The native renderer's parts that need no display: its machine, the first-frame cache and
+        // its index, the modes chosen, reading a screen back.
         .testTarget(name: "SplashKMSTests", dependencies: ["SplashKMS", "SplashDraw", "SplashCore", "SplashTheme", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "SplashPluginsTests",

@@ -5,7 +5,6 @@ import PackageDescription
 
 let package = Package(
     name: "splashd-benchmarks",
-    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "splashd", path: ".."),
         // MallocInterposer only: the default RuntimeInterposer trait is not wanted (and not mirrored).

@@ -11,7 +11,6 @@ let targets = [
 
 let package = Package(
     name: "splashd-fuzz",
-    platforms: [.macOS(.v15)],
     dependencies: [.package(name: "splashd", path: "..")],
     targets: targets.map { name in
         .executableTarget(
