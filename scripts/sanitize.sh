@@ -38,6 +38,9 @@ for sanitizer in "${sanitizers[@]}"; do
     flags=(-Xswiftc -Xllvm -Xswiftc -sil-disable-pass=send-non-sendable)
   fi
   swift build --build-tests --sanitize "$sanitizer" --scratch-path ".build-$sanitizer" "${flags[@]}"
+  # The first-frame helper (C, not instrumented) beside the binaries, where FirstFrameHelperTests
+  # and PackagingTests look for it, as `make check` puts it in .build/debug.
+  make --no-print-directory first-frame FIRST_FRAME_BUILD="--sanitize $sanitizer --scratch-path .build-$sanitizer"
   if $build_only; then
     echo "sanitize: $sanitizer builds (not run: --build-only)" >&2
     continue
