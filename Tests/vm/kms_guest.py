@@ -164,6 +164,17 @@ def handed_over(machine, apps, app, what, watch=None):
         assert [kind for kind, _ in seen] == ["splash", app], f"output {head}: {seen}"
 
 
+def retry_button(screen):
+    """The middle of the error view's one button (Retry, no Continue offline): the white pill
+    under the red title."""
+    w, h = screen.width, screen.height
+    reds = [y for y in range(0, h, 2) for x in range(0, w, 2) if screen.near(x, y, RED, 20)]
+    pill = [(x, y) for y in range(max(reds) + 8, min(h, max(reds) + 90), 2) for x in range(w // 4, 3 * w // 4, 2)
+            if screen.near(x, y, WHITE, 8)]
+    assert len(pill) > 300, f"the Retry button: {len(pill)} white pixels under the title"
+    return sum(x for x, _ in pill) / len(pill), sum(y for _, y in pill) / len(pill)
+
+
 def splash_shown(screen):
     """The splash's background and its logo's circle, drawn or appearing: what an output shows
     from the splash's first frames on, while its entry animation may still run."""
@@ -279,3 +290,70 @@ def hand_off_and_back(machine, app, *, bin_dir, theme):
     assert machine.run("[ $(pgrep -x splashd-kms) = $(cat /run/t/kms.pid) ]") == 0, "the same renderer process"
     assert machine.run("grep -q 'the display is ours [0-9]* ms after the launch wanted it' /run/t/kms.log "
                        f"&& grep -E 'is back on|is ours|taking the display back|still has' /run/t/kms.log > {machine.console_device}") == 0
+
+
+def logo_box(screen):
+    """The bounding box (x0, y0, x1, y1) of what is not black on a (width, height, RGB) screen, or
+    None."""
+    width, height, pixels = screen
+    xs, ys = [], []
+    for y in range(height):
+        row = pixels[y * width * 3:(y + 1) * width * 3]
+        if row.count(0) == len(row):
+            continue
+        for x in range(width):
+            if row[3 * x] or row[3 * x + 1] or row[3 * x + 2]:
+                xs.append(x)
+                ys.append(y)
+    return (min(xs), min(ys), max(xs) + 1, max(ys) + 1) if xs else None
+
+
+def crop(screen, x, y, w, h):
+    width, _, pixels = screen
+    return b"".join(pixels[((y + row) * width + x) * 3:((y + row) * width + x + w) * 3] for row in range(h))
+
+
+def firmware_logo_kept(machine, *, bin_dir, theme):
+    """From power-on (design §16), in a VM its UEFI firmware booted (`vm.VM(firmware=True)`, one
+    output of 1280x800): the logo the firmware showed (captured while it booted) and published as
+    ACPI's BGRT is, pixel for pixel and at the firmware's place, in the splash of a theme with
+    `logo = "firmware"`; the renderer names the BGRT's size (the BMP's own header, read here with
+    od, not with the renderer's decoder) and place; the console's mode being the chosen one, the
+    first frame replaced the picture with no mode set."""
+    # The firmware's screen: its logo alone on black (before the kernel writes anything).
+    shown = [(s, logo_box(s)) for s in machine.boot_screens if (s[0], s[1]) == (1280, 800)]
+    firmware = next(((s, box) for s, box in shown if box and box[3] - box[1] < 100), None)
+    assert firmware, f"no screen of the firmware's logo among {len(machine.boot_screens)} captured"
+    screen, (x0, y0, x1, y1) = firmware
+    # The BGRT: place (x y), then the BMP's width and height (negative for rows top-down).
+    assert machine.run("cd /sys/firmware/acpi/bgrt && [ $(cat type) = 0 ] && "
+                       "echo $(cat xoffset yoffset) $(od -An -tu4 -j18 -N4 image) $(od -An -td4 -j22 -N4 image | tr -d ' -') "
+                       "> /run/t/bgrt") == 0, "the firmware publishes a bitmap logo"
+    assert machine.run(f"read x y w h < /run/t/bgrt && [ $x -le {x0} ] && [ {x1} -le $((x + w)) ] && [ $y -le {y0} ] && [ {y1} -le $((y + h)) ]"
+                       f" && echo \"firmware: BGRT $w x $h at $x,$y; drawn {x1 - x0}x{y1 - y0} at {x0},{y0}\" > {machine.console_device}") == 0, \
+        f"what the firmware drew, {x1 - x0}x{y1 - y0} at {x0},{y0}, is the BGRT's logo"
+    print(next((line for line in machine.console_text().splitlines() if "firmware: BGRT" in line), "(no BGRT line on the console)"))
+    # The theme: the reference's words, on the firmware's black, with the firmware's logo.
+    assert machine.run(f"mkdir -p /run/t/theme && cp {theme}/* /run/t/theme/ && sed -i "
+                       "'s/^logo = .*/logo = \"firmware\"\\nlogo_fallback = \"logo.svg\"/; s/^background = .*/background = \"#000000\"/' "
+                       "/run/t/theme/theme.toml") == 0
+    # A step that holds the launch (no hand-off: the splash stays up and draws its texts).
+    add_plugin(machine, "hold")
+    assert machine.run(config("/run/t/splashd.toml", slow_after="10m", timeout="10m").replace(
+        " > /run/t/splashd.toml", " '' '[[step]]' 'id = \"hold\"' 'plugin = \"hold\"' > /run/t/splashd.toml")) == 0
+    assert machine.run(f"{bin_dir}/splashd --config /run/t/splashd.toml --plugin-dir /run/t/plugins --socket /run/t/s.sock --state-dir /run/t/state "
+                       "--log-format text >/run/t/splashd.log 2>&1 &") == 0
+    until(machine, "[ -S /run/t/s.sock ]", "splashd listening in the guest")
+    assert machine.run(f"{bin_dir}/splashd-kms --socket /run/t/s.sock --theme /run/t/theme >/run/t/kms.log 2>&1 &") == 0
+    # The name under the logo, in white: the splash is up.
+    drawn = wait_screen(machine, 0, lambda s: s.count(0, y1 + 24, 1280, y1 + 64, WHITE, 60) > 200, "the name under the firmware's logo")
+    splash = (drawn.width, drawn.height, drawn.pixels)
+    # The firmware's logo, pixel for pixel, where the firmware drew it.
+    w, h = x1 - x0, y1 - y0
+    same = sum(a == b for a, b in zip(crop(screen, x0, y0, w, h), crop(splash, x0, y0, w, h)))
+    assert same == w * h * 3, f"{w * h * 3 - same} of {w * h * 3} channel values differ in the logo's {w}x{h} at {x0},{y0}"
+    assert machine.run("read x y w h < /run/t/bgrt && grep -q \"the firmware's logo: ${w}x${h} at $x,$y\" /run/t/kms.log") == 0, \
+        "the renderer read the BGRT's size and place"
+    # The console's mode was already the chosen one: the picture alone was replaced.
+    assert machine.run("grep -q 'Virtual-1: the first frame replaced the picture, with no mode set' /run/t/kms.log") == 0
+    assert machine.run("! grep -q 'the mode is set' /run/t/kms.log") == 0

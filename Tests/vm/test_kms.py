@@ -10,8 +10,8 @@ import pytest
 
 import kms_guest
 from kms_guest import (  # noqa: F401 (the other VM tests take these from here)
-    MAGENTA, PATIENCE, RED, TEAL, WHITE, Screen, add_plugin, config, handed_over, kind_of, logo_and_text_drawn, splash_back,
-    splash_shown, until, wait_screen, watch_screens)
+    MAGENTA, PATIENCE, RED, TEAL, WHITE, Screen, add_plugin, config, handed_over, kind_of, logo_and_text_drawn, retry_button,
+    splash_back, splash_shown, until, wait_screen, watch_screens)
 from processes import BIN, ROOT
 import vm
 
@@ -165,17 +165,6 @@ def test_a_gpu_device_that_goes_away_and_comes_back_is_drawn_on_again():
         for head in (0, 1):
             wait_screen(machine, head, logo_and_text_drawn, "the reference splash on the device that came back")
         assert machine.run("pgrep -x splashd-kms >/dev/null") == 0, "the renderer goes on"
-
-
-def retry_button(screen):
-    """The middle of the error view's one button (Retry, no Continue offline): the white pill
-    under the red title."""
-    w, h = screen.width, screen.height
-    reds = [y for y in range(0, h, 2) for x in range(0, w, 2) if screen.near(x, y, RED, 20)]
-    pill = [(x, y) for y in range(max(reds) + 8, min(h, max(reds) + 90), 2) for x in range(w // 4, 3 * w // 4, 2)
-            if screen.near(x, y, WHITE, 8)]
-    assert len(pill) > 300, f"the Retry button: {len(pill)} white pixels under the title"
-    return sum(x for x, _ in pill) / len(pill), sum(y for _, y in pill) / len(pill)
 
 
 def build_app():

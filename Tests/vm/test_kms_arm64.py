@@ -45,6 +45,23 @@ def arm64_elf(path):
     return header[:4] == b"\x7fELF" and int.from_bytes(header[18:20], "little") == 183
 
 
+def app_missing():
+    """What building the test app for arm64 needs and this machine lacks, each with what to do."""
+    missing = []
+    if not shutil.which("clang"):
+        missing.append("clang (with lld: the Swift toolchain's), to build the test app for arm64")
+    if not os.path.isdir(os.path.join(SYSROOT, "usr/include/libdrm")):
+        missing.append(f"the arm64 sysroot with libdrm's headers, {SYSROOT} (scripts/arm64/prepare.sh)")
+    return missing
+
+
+def build_app(path):
+    """The test app (Tests/vm/app.c) built for arm64 at `path`, against the arm64 sysroot."""
+    subprocess.run([shutil.which("clang"), "--target=aarch64-linux-gnu", f"--sysroot={SYSROOT}", "-fuse-ld=lld", "-O2", "-Wall",
+                    f"-I{SYSROOT}/usr/include/libdrm", "-o", path, os.path.join(os.path.dirname(__file__), "app.c"), "-ldrm"],
+                   check=True)
+
+
 @pytest.fixture(scope="module")
 def guest():
     """What the arm64 VM runs: a directory of the binaries (links to ARM64_BIN_DIR's, and
@@ -60,11 +77,7 @@ def guest():
         path = os.path.join(bin_dir, name)
         if not (os.path.isfile(path) and arm64_elf(path)):
             missing.append(f"{path}, an arm64 executable (scripts/arm64/build.sh)")
-    clang = shutil.which("clang")
-    if not clang:
-        missing.append("clang (with lld: the Swift toolchain's), to build the test app for arm64")
-    if not os.path.isdir(os.path.join(SYSROOT, "usr/include/libdrm")):
-        missing.append(f"the arm64 sysroot with libdrm's headers, {SYSROOT} (scripts/arm64/prepare.sh)")
+    missing += app_missing()
     if missing:
         pytest.fail("ARM64_BIN_DIR is set, but the arm64 VM test lacks:\n  " + "\n  ".join(missing))
     here = tempfile.mkdtemp(prefix="splashd-arm64.")
@@ -77,9 +90,7 @@ def guest():
     splashctl = os.path.join(bin_dir, "splashctl")
     os.symlink(splashctl if os.path.exists(splashctl) else os.path.join(bin_dir, "splashd"), os.path.join(links, "splashctl"))
     app = os.path.join(here, "app")
-    subprocess.run([clang, "--target=aarch64-linux-gnu", f"--sysroot={SYSROOT}", "-fuse-ld=lld", "-O2", "-Wall",
-                    f"-I{SYSROOT}/usr/include/libdrm", "-o", app, os.path.join(os.path.dirname(__file__), "app.c"), "-ldrm"],
-                   check=True)
+    build_app(app)
     mounts = {ROOT: ROOT, here: here}
     if os.path.commonpath([bin_dir, ROOT]) != ROOT:
         mounts[bin_dir] = bin_dir

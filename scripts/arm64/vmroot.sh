@@ -25,6 +25,10 @@ aptopt='Acquire::Check-Valid-Until "false"'
 packages=linux-image-arm64,kmod,busybox-static,udev,systemd,systemd-sysv,dbus,procps,util-linux
 packages+=,libc6,libstdc++6,libgcc-s1,zlib1g,libdrm2,libcairo2,libpango-1.0-0,libpangocairo-1.0-0,libpangoft2-1.0-0
 packages+=,libfontconfig1,librsvg2-2,libinput10,libudev1,libsystemd0,fonts-inter
+# The packages' app watch under systemd (Tests/vm/test_kms_systemd_arm64.py): splashd restarts the
+# app's unit through its polkit rule (/usr/share/polkit-1/rules.d/50-splashd.rules), which polkitd
+# alone evaluates; without it systemd refuses the restart (splashd's unit is no root's).
+packages+=,polkitd
 # The guest boots with vm.py's initramfs, never with Debian's: mkinitramfs, which takes 8 minutes
 # under qemu-user, is left out (update-initramfs diverted before the kernel comes, a shim in its
 # place). No manuals or translations.
