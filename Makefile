@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: check deps update-dependencies build first-frame release dist install deb deb-arm64 arm64-toolchain test-arm64 man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms bench-initramfs bench-boot bench-fresh-demo toml-test demo clean fuzz sanitize
+.PHONY: check deps update-dependencies build first-frame release dist install deb deb-arm64 arm64-toolchain check-arm64 test-arm64 man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms bench-initramfs bench-boot bench-fresh-demo toml-test demo clean fuzz sanitize
 
 # The fast loop: the debug build and every Swift test (units, adapters, the real binaries end to
 # end). Installs nothing and starts no VM or browser; what it needs is `make deps tests` once.
@@ -107,14 +107,22 @@ deb-arm64: arm64-toolchain
 	DEB_ARCH=arm64 DEB_OUT=dist/arm64 TARGET_ROOT=$(ARM64_CACHE)/target STRIP=aarch64-linux-gnu-strip \
 		TARGET_RUN="qemu-aarch64-static -L $(ARM64_CACHE)/target" bash scripts/deb.sh $(ARM64_BIN)
 
-# Every arm64 test: the packages' programs under qemu-user (a whole launch among them), and the
-# native renderer in an arm64 virtual machine (scripts/arm64/vmroot.sh's Debian 12 arm64 root,
-# its kernel, a virtio GPU of two outputs): the hand-off, screenshots, the update and shutdown
-# views (docs/benchmarks.md, "arm64"). README's test command runs the hand-off of these.
-test-arm64: deb-arm64
+# The whole Swift test suite built for arm64 by Swift 6.2.3 and run under qemu-user, each
+# failure one of Tests/arm64/suite-exceptions.txt's named ones (scripts/arm64/suite.sh).
+check-arm64: arm64-toolchain
+	bash scripts/arm64/suite.sh
+
+# Every arm64 test: the Swift suite (check-arm64), the packages' programs under qemu-user (a
+# whole launch among them), and the native renderer in an arm64 virtual machine
+# (scripts/arm64/vmroot.sh's Debian 12 arm64 root, its kernel, a virtio GPU of two outputs): the
+# hand-off, screenshots, the update and shutdown views (docs/benchmarks.md, "arm64"), the
+# firmware's logo under AAVMF, and the packages booted with systemd as PID 1, the app watch
+# recovering a killed app. README's test command runs the hand-off of these.
+test-arm64: deb-arm64 check-arm64
 	ARM64_DIST=dist/arm64 ARM64_TARGET=$(ARM64_CACHE)/target python3 -m pytest -q -p no:cacheprovider Tests/arm64
 	bash scripts/arm64/vmroot.sh
-	ARM64_BIN_DIR=$(ARM64_BIN) python3 -m pytest -q -p no:cacheprovider Tests/vm/test_kms_arm64.py
+	ARM64_BIN_DIR=$(ARM64_BIN) python3 -m pytest -q -p no:cacheprovider Tests/vm/test_kms_arm64.py Tests/vm/test_kms_firmware_arm64.py
+	ARM64_DIST=dist/arm64 python3 -m pytest -q -p no:cacheprovider Tests/vm/test_kms_systemd_arm64.py
 
 # Regenerates the man pages of the five commands with swift-argument-parser's generate-manual
 # plugin (a debug build of the package); PackagingTests say when they are out of date.

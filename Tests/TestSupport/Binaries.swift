@@ -19,7 +19,10 @@ public enum Binaries {
     public static let splashctl: String = {
         let dir = "\(directory)/multi-call"
         let link = "\(dir)/splashctl"
+        // Searchable by everyone: tests run it as `nobody` too (PrivilegeDrop). Foundation's own
+        // mode is not to be relied on: in the arm64 suite's run (Swift 6.2.3) it was 0700.
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        chmod(dir, 0o755)
         if (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) != "../splashd" {
             // Made under a name of this process's, then renamed over: test processes running at
             // once each see a whole link.

@@ -9,11 +9,17 @@
 #               libswiftlang unpacked for the Swift runtime (its static archives)
 #   versions    the exact versions of each, which the build prints and docs/packaging.md lists
 #
+# and, with --suite (`make check-arm64`, scripts/arm64/suite.sh), one part more:
+#
+#   suite-root/ Debian sid for arm64: the C and C++ libraries sid's dynamic Swift runtime was
+#               built against (glibc 2.38 or newer), and the project's C libraries, which
+#               qemu-user loads the test suite's arm64 programs on (QEMU_LD_PREFIX)
+#
 # in ARM64_CACHE (default /var/cache/splashd-arm64). Each part is made again only when what this
 # script asks of it changes (its recipe, kept beside it). Needs root (mmdebstrap, chroot) and
 # Debian's mmdebstrap and qemu-user-static (`scripts/setup.sh arm64`).
 #
-#   scripts/arm64/prepare.sh
+#   scripts/arm64/prepare.sh [--suite]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/arm64/env.sh
@@ -131,6 +137,32 @@ fi
 runtime=$ARM64_CACHE/sdk/$ARM64_SDK.artifactbundle/$ARM64_SDK/runtime/usr/libexec/swift/lib
 for dir in swift swift_static; do ln -sfn "$runtime/$dir" "$ARM64_CACHE/target/usr/lib/$dir"; done
 
+# The test suite's run (scripts/arm64/suite.sh): the suite links the dynamic runtime, whose
+# libraries need sid's glibc (fmod@GLIBC_2.38 and more), not Debian 12's, which the shipped
+# static runtime does without (packaging/arm64/compat.cc). Only the libraries and their data
+# (usr/lib, usr/share): qemu-user looks for every path there first, so anything else (etc, dev,
+# tmp, programs, fonts) would hide this machine's. The drawing tests' fonts are the amd64 run's.
+suite_packages=libc6,libstdc++6,libgcc-s1,zlib1g,libdrm2,libcairo2,libpango-1.0-0,libpangocairo-1.0-0,libpangoft2-1.0-0,libfontconfig1,librsvg2-2,libinput10,libudev1,libsystemd0
+recipe="sid arm64 extract $suite_packages, usr/lib and usr/share without fonts"
+if [[ ${1:-} == --suite ]] && ! ready suite-root "$recipe"; then
+    debstrap suite-root sid arm64 "$suite_packages" extract
+    root=$ARM64_CACHE/suite-root
+    find "$root" -mindepth 1 -maxdepth 1 ! -name usr -exec rm -rf {} +
+    find "$root/usr" -mindepth 1 -maxdepth 1 ! -name lib ! -name share -exec rm -rf {} +
+    rm -rf "$root/usr/share/fonts" "$root/usr/share/fontconfig"
+    # The programs' interpreter is /lib/ld-linux-aarch64.so.1 (usrmerge's link, which only
+    # base-files makes).
+    ln -sfn usr/lib "$root/lib"
+    made suite-root "$recipe"
+fi
+# Debian's libswiftlang has Swift Testing's Foundation overlay's module but not its library, which
+# every test module importing both autolinks: an empty archive in its place (the suite calls
+# nothing of it; were that to change, its link would name the symbols).
+overlay=$ARM64_CACHE/sdk/$ARM64_SDK.artifactbundle/$ARM64_SDK/runtime/usr/libexec/swift/lib/swift/linux/lib_Testing_Foundation
+if [[ ${1:-} == --suite && ! -e $overlay.so && ! -e $overlay.a ]]; then
+    printf '!<arch>\n' >"$overlay.a"
+fi
+
 # The versions, as the build prints them and docs/packaging.md lists them.
 {
     echo "toolchain: Debian sid (amd64), swiftlang $swift_version"
@@ -138,5 +170,9 @@ for dir in swift swift_static; do ln -sfn "$runtime/$dir" "$ARM64_CACHE/target/u
     for package in libc6 libstdc++6 libdrm2 libcairo2 libpango-1.0-0 librsvg2-2 libinput10 libudev1 libsystemd0; do
         echo "target: Debian 12 (arm64), $package $(chroot "$ARM64_CACHE/target" dpkg-query -W -f '${Version}' "$package")"
     done
+    if [[ -f $ARM64_CACHE/suite-root.recipe ]]; then
+        # (An extracted root has no dpkg database: the C library says its own version.)
+        echo "suite: Debian sid (arm64), $(grep -ao 'GNU C Library ([^)]*)' "$ARM64_CACHE/suite-root/usr/lib/aarch64-linux-gnu/libc.so.6" | head -1)"
+    fi
 } >"$ARM64_CACHE/versions"
 cat "$ARM64_CACHE/versions"
