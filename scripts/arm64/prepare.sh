@@ -13,7 +13,7 @@
 #
 #   suite-root/ Debian sid for arm64: the C and C++ libraries sid's dynamic Swift runtime was
 #               built against (glibc 2.38 or newer), and the project's C libraries, which
-#               qemu-user loads the test suite's arm64 programs on (QEMU_LD_PREFIX)
+#               qemu-user loads the test suite's arm64 programs on (suite.sh)
 #
 # in ARM64_CACHE (default /var/cache/splashd-arm64). Each part is made again only when what this
 # script asks of it changes (its recipe, kept beside it). Needs root (mmdebstrap, chroot) and

@@ -13,7 +13,11 @@
 # Every failure must be one of Tests/arm64/suite-exceptions.txt's, each named there with its
 # measured reason; any other is red. An exception that passed is said (it may go).
 #
-#   scripts/arm64/suite.sh [--skip-build] [SWIFT-TESTING ARGUMENTS...]   (--filter REGEX, say)
+#   scripts/arm64/suite.sh [--skip-build] [SWIFT-TESTING ARGUMENTS...]
+#
+# The arguments go to each run beside its own: `--skip REGEX` narrows a run, but `--filter REGEX`
+# widens it (Swift Testing takes any filter's match); ARM64_SUITE_RUNS=units (or end-to-end) and
+# a --filter run one part of the suite.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/arm64/env.sh
@@ -46,9 +50,9 @@ runner=$bin/splashdPackageTests.xctest
     { say "binfmt_misc does not run arm64 programs: scripts/setup.sh arm64"; exit 1; }
 
 # The runs happen in a mount namespace of their own, where /etc/qemu-binfmt/aarch64 (the library
-# root Debian's binfmt_misc wrapper for qemu-user takes when QEMU_LD_PREFIX is not set) is the
-# suite's root: a process started with an empty environment (the renderer's logo child, the
-# install's completions) finds its libraries too. An overlay of /etc, only there; nothing on this
+# root Debian's binfmt_misc wrapper for qemu-user takes) is the suite's root: unlike
+# QEMU_LD_PREFIX, it holds for a process started with an empty environment too (the renderer's
+# logo child). An overlay of /etc, only there; nothing on this
 # machine changes.
 if [[ -z ${ARM64_SUITE_NAMESPACE:-} ]]; then
     ARM64_SUITE_NAMESPACE=1 exec unshare --mount --propagation private bash "$0" --skip-build "$@"
@@ -67,13 +71,12 @@ rm -rf "$results" && mkdir -p "$results"
 run() { # NAME ARGUMENTS...
     local name=$1 start=$SECONDS code=0
     shift
-    # binfmt_misc runs the arm64 programs under qemu-user, which looks in QEMU_LD_PREFIX first
+    # binfmt_misc runs the arm64 programs under qemu-user, which looks in the suite's root first
     # for every path (the libraries), then in this machine's root (everything else). Emulated,
     # every program runs several times slower: the tests' bounded waits are ten times longer, as
     # under the sanitizers (their waits are for events: a passing test takes no longer for it).
     # (`make install`, which PackagingTests run, strips with STRIP.)
-    QEMU_LD_PREFIX=$ARM64_CACHE/suite-root SWIFT_BACKTRACE=enable=no SPLASHD_TEST_TIME_SCALE=${SPLASHD_TEST_TIME_SCALE:-10} \
-        STRIP=aarch64-linux-gnu-strip \
+    SWIFT_BACKTRACE=enable=no SPLASHD_TEST_TIME_SCALE=${SPLASHD_TEST_TIME_SCALE:-10} STRIP=aarch64-linux-gnu-strip \
         "$runner" --testing-library swift-testing --xunit-output "$results/$name.xml" "$@" >"$results/$name.txt" 2>&1 || code=$?
     say "$name ran in $((SECONDS - start)) s under qemu-user (exit $code; $results/$name.txt has its output)"
 }
