@@ -18,7 +18,11 @@
 # leaks or runs too long is written to Fuzz/.build/findings/TARGET/ and makes the script fail: fix
 # it and commit the input to Fuzz/regressions/TARGET/, which the ordinary tests replay. Prints one
 # line per target: executions, executions per second, corpus size, result.
+#
+# FUZZ_SCRATCH: the build's directory (default Fuzz/.build; README's test command keeps it in its
+# build cache). The corpus, the findings and the logs stay in Fuzz/.build whatever it is.
 set -euo pipefail
+self=$(realpath "$0")
 cd "$(dirname "$0")/../Fuzz"
 export SWIFT_BACKTRACE=enable=no
 
@@ -31,7 +35,7 @@ while [ $# -gt 0 ]; do
     --max-len) max_len="$2"; shift 2 ;;
     --address) address=1; shift ;;
     --seed) seed="$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$self"; exit 0 ;;
     -*) echo "fuzz: unknown option $1" >&2; exit 64 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -39,8 +43,8 @@ done
 all=(request toml config manifest plugin-output session counter history config-cache deep-link web-http web-frames otel-cursor otel-records theme first-frame psplash-fifo first-frame-index)
 [ "${#targets[@]}" -gt 0 ] || targets=("${all[@]}")
 
-sanitizers=(--sanitize fuzzer) scratch=.build
-if [ "$address" -eq 1 ]; then sanitizers+=(--sanitize address); scratch=.build-asan; fi
+sanitizers=(--sanitize fuzzer) scratch=${FUZZ_SCRATCH:-.build} work=.build
+if [ "$address" -eq 1 ]; then sanitizers+=(--sanitize address); scratch=${FUZZ_SCRATCH:-.build}-asan work=.build-asan; fi
 echo "fuzz: building ${targets[*]} (${sanitizers[*]})" >&2
 products=()
 for target in "${targets[@]}"; do [ "$target" = first-frame-index ] || products+=("--product fuzz-$target"); done
@@ -48,21 +52,21 @@ for target in "${targets[@]}"; do [ "$target" = first-frame-index ] || products+
 [ "${#targets[@]}" -eq "${#all[@]}" ] && products=("")
 # The C target's executable lives apart from SwiftPM's: a first `swift build` makes
 # $scratch/release a link, replacing a directory made there before it.
-mkdir -p "$scratch/c"
+mkdir -p "$scratch" "$work/c"
 for target in "${targets[@]}"; do
   [ "$target" = first-frame-index ] || continue
   if ! clang -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Wall -Wextra -Werror \
-      -I/usr/include/libdrm -o "$scratch/c/fuzz-first-frame-index" ../helpers/fuzz-first-frame-index.c \
-      >"$scratch/build-c.log" 2>&1; then
-    grep -v 'ld.gold: warning' "$scratch/build-c.log" | tail -30 >&2
+      -I/usr/include/libdrm -o "$work/c/fuzz-first-frame-index" ../helpers/fuzz-first-frame-index.c \
+      >"$work/build-c.log" 2>&1; then
+    grep -v 'ld.gold: warning' "$work/build-c.log" | tail -30 >&2
     echo "fuzz: building first-frame-index failed" >&2
     exit 1
   fi
 done
 for product in "${products[@]}"; do
   # shellcheck disable=SC2086 # $product is "" or "--product NAME"
-  if ! swift build -c release "${sanitizers[@]}" --scratch-path "$scratch" $product >"$scratch/build.log" 2>&1; then
-    grep -v 'ld.gold: warning' "$scratch/build.log" | tail -30 >&2
+  if ! swift build -c release "${sanitizers[@]}" --scratch-path "$scratch" $product >"$work/build.log" 2>&1; then
+    grep -v 'ld.gold: warning' "$work/build.log" | tail -30 >&2
     echo "fuzz: building the fuzz targets failed" >&2
     exit 1
   fi
@@ -75,12 +79,12 @@ extra=()
 failed=0
 printf '%-14s %12s %10s %8s  %s\n' target executions exec/s corpus result
 for target in "${targets[@]}"; do
-  corpus="$scratch/corpus/$target" findings="$scratch/findings/$target"
+  corpus="$work/corpus/$target" findings="$work/findings/$target"
   mkdir -p "$corpus" "$findings"
-  log="$scratch/fuzz-$target.log"
+  log="$work/fuzz-$target.log"
   set +e
   executable="$scratch/release/fuzz-$target"
-  [ "$target" = first-frame-index ] && executable="$scratch/c/fuzz-$target"
+  [ "$target" = first-frame-index ] && executable="$work/c/fuzz-$target"
   "$executable" "${limit[@]}" "${extra[@]}" -timeout=10 -rss_limit_mb=2048 \
     -max_len="$max_len" -print_final_stats=1 -artifact_prefix="$findings/" \
     "$corpus" "corpus/$target" >"$log" 2>&1

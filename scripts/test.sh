@@ -3,15 +3,54 @@
 # over real sockets, each fuzz target briefly, and the Debian package under real systemd.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Each stage's minutes on stderr, so CI's budget (60 minutes on 2 cores) can be read off a log.
-stage() { echo "test: $(date -u +%H:%M:%S), $((SECONDS / 60)) min in: $*" >&2; }
+# Each stage's minutes on stderr, so CI's budget (60 minutes on 2 cores) can be read off a log,
+# and how busy the machine's cores were during the stage before (from /proc/stat: what running
+# two stages at once could gain).
+cpu() { awk '/^cpu /{print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat; }
+read -r busy0 total0 <<<"$(cpu)"
+last=-1
+stage() {
+  local busy total
+  read -r busy total <<<"$(cpu)"
+  local used=$(( (busy - busy0) * 100 / (total - total0 > 0 ? total - total0 : 1) ))
+  [ "$last" -lt 0 ] || echo "test: $((SECONDS - last)) s, the cores ${used} % busy" >&2
+  busy0=$busy total0=$total last=$SECONDS
+  echo "test: $(date -u +%H:%M:%S), $((SECONDS / 60)) min in: $*" >&2
+}
 scripts/setup.sh all
 export SWIFT_BACKTRACE=enable=no
+# The builds' directories live outside the clone, in a cache kept between runs (as a CI service
+# keeps `.build` between jobs): a fresh clone's files are new, so every module of its own is
+# compiled again, while the dependencies' (swift-nio, swift-protobuf, BoringSSL, …: most of what
+# a cold build compiles) stay built while the compiler is the same (docs/benchmarks.md, "The test
+# command"). One run at a time uses it. SPLASHD_BUILD_CACHE=none builds in the clone, from nothing.
+cache=${SPLASHD_BUILD_CACHE:-}
+if [ -z "$cache" ]; then
+  if [ "$(id -u)" -eq 0 ]; then cache=/var/cache/splashd-build; else cache=${XDG_CACHE_HOME:-$HOME/.cache}/splashd-build; fi
+fi
+if [ "$cache" = none ]; then
+  debug=$PWD/.build dist=$PWD/.build/dist fuzz=$PWD/Fuzz/.build
+else
+  compiler=$(swift --version 2>&1 | sha256sum | cut -c1-12)
+  mkdir -p "$cache/$compiler"
+  exec 9>"$cache/lock"
+  if ! flock -n 9; then
+    echo "test: waiting for another run's use of $cache" >&2
+    flock -w 3600 9 || { echo "test: $cache was still in use after an hour" >&2; exit 1; }
+  fi
+  # Another compiler's builds are of no use to this one.
+  find "$cache" -mindepth 1 -maxdepth 1 -type d ! -name "$compiler" -exec rm -rf {} +
+  debug=$cache/$compiler/debug dist=$cache/$compiler/dist fuzz=$cache/$compiler/fuzz
+  echo "test: the builds in $cache/$compiler (SPLASHD_BUILD_CACHE=none: in the clone)" >&2
+fi
+# Every make target the docs name expands and the scripts it runs parse (seconds: most targets
+# are too long for this command; scripts/check-make.sh says what it proves).
+bash scripts/check-make.sh
 stage "the debug build and its tests"
-swift build --build-tests
-make --no-print-directory first-frame
+swift build --build-tests --scratch-path "$debug"
+make --no-print-directory first-frame FIRST_FRAME_BUILD="--scratch-path $debug"
 stage "the unit and end-to-end tests"
-swift test --skip-build
+swift test --skip-build --scratch-path "$debug"
 # (The ThreadSanitizer and AddressSanitizer runs, and their builds, are `make sanitize`:
 # docs/hardening.md, "Sanitizers". The build alone took 8 of CI's 60 minutes.)
 # The reference renderer in a real browser: Debian's Chromium, headless, over the DevTools protocol,
@@ -20,17 +59,17 @@ swift test --skip-build
 # And the native renderer on real kernel DRM drivers: Debian's kernel in QEMU with a virtio GPU of
 # two outputs, screens captured with QMP (docs/renderer-kms.md).
 stage "the browser, telemetry and VM tests"
-SPLASHD_BIN_DIR=$(swift build --show-bin-path) python3 -m pytest -q -p no:cacheprovider --durations=12 Tests/browser Tests/telemetry Tests/vm
+SPLASHD_BIN_DIR=$(swift build --show-bin-path --scratch-path "$debug") python3 -m pytest -q -p no:cacheprovider --durations=12 Tests/browser Tests/telemetry Tests/vm
 stage "the fuzz targets"
 # Each libFuzzer target briefly, with a fixed seed so the run is repeatable (`make fuzz` runs longer:
 # an hour a target). The stage is mostly its build (8.5 of its 8.75 minutes); 10,000 runs a
 # target, not 50,000, save about a minute (from the slowest targets' rates: 2,000 to 2,500 a second).
-scripts/fuzz.sh --runs 10000 --seed 1
+FUZZ_SCRATCH=$fuzz scripts/fuzz.sh --runs 10000 --seed 1
 # The Debian package (the shipping build: a release build with the Swift runtime linked in),
 # checked by lintian, then installed and driven under real systemd as PID 1 in a container
 # (docs/system-tests.md). Needs root for systemd-nspawn; skipped with a message otherwise.
 stage "the Debian packages"
-make deb
+make --no-print-directory deb DIST_SCRATCH="$dist"
 lintian --fail-on error,warning dist/*.deb
 # Each package against its budget (design §11's for splashd: at most 8 MB to download and 25 MB
 # installed; the others' in docs/benchmarks.md, "Package sizes"): a package that grows by an
