@@ -104,6 +104,11 @@ let package = Package(
         // The operators' reports of the history, pure: blame, critical-chain, the SVG plot, the
         // graph as DOT, history's lines (the daemon answers them; splashctl prints them).
         .target(name: "SplashReports", dependencies: ["SplashCore"], swiftSettings: strict),
+        // What the native renderer shows and when, with no drawing and no device: the view of a
+        // state, the timeline, the turn, the renderer's machine, the presses' outputs, the
+        // first-frame cache's formats. Pure (no C library: no cairo, pango, libdrm, libinput), so
+        // its tests build without them; SplashDraw paints it, SplashKMS puts it on the display.
+        .target(name: "SplashScene", dependencies: ["SplashCore", "SplashTheme"], swiftSettings: strict),
         // The native renderer's drawing (design §13): Debian's C libraries made for the job. cairo
         // draws (and reads PNG logos), pango lays out and draws the theme's texts in its font
         // (HarfBuzz, FreeType, fontconfig beneath), librsvg draws SVG logos (loaded with dlopen in the
@@ -113,11 +118,12 @@ let package = Package(
         // a "prohibited flag" warning: nothing needs it, the Swift runtime links libpthread.)
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(name: "CPango", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev"])]),
-        // The splash drawn from a theme and a state: layout and timeline (pure), painted with
-        // cairo into any memory (a test's image, a DRM buffer). Only the native renderer links it.
+        // The splash drawn from a theme and a state (SplashScene's view at its timeline's times):
+        // laid out and painted with cairo into any memory (a test's image, a DRM buffer). Only the
+        // native renderer links it.
         .target(
             name: "SplashDraw",
-            dependencies: ["CCairo", "CPango", "SplashCore", "SplashTheme"],
+            dependencies: ["CCairo", "CPango", "SplashCore", "SplashScene", "SplashTheme"],
             swiftSettings: strict,
             // A theme's own font file goes to fontconfig, and pango's fontconfig map is told
             // (pango_fc_font_map_config_changed): both libraries pangocairo already loads, so
@@ -236,7 +242,7 @@ let package = Package(
             name: "SplashFuzz",
             dependencies: [
                 "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashWeb", "SplashTheme", "SplashTelemetry",
-                "SplashDraw", "SplashKMS",
+                "SplashDraw", "SplashKMS", "SplashScene",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -253,20 +259,20 @@ let package = Package(
         // after udev; 0.4 MB, on every Debian system).
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // The display through DRM/KMS: outputs, double buffers, page flips, touch and keys, hot-plug;
-        // the renderer's machine and its first-frame cache.
-        .target(name: "SplashKMS", dependencies: ["CDrm", "CLibinput", "CUdev", "SplashDraw"], swiftSettings: strict),
+        // the first-frame cache's files (its machine and formats are SplashScene's).
+        .target(name: "SplashKMS", dependencies: ["CDrm", "CLibinput", "CUdev", "SplashDraw", "SplashScene"], swiftSettings: strict),
         // The native renderer (design §13).
         .executableTarget(
             name: "splashd-kms",
             dependencies: [
-                "SplashKMS", "SplashDraw", "SplashClient", "SplashCore", "SplashSupport", "SplashJournalWriter", "SplashTheme", "CLinuxShims",
+                "SplashKMS", "SplashDraw", "SplashScene", "SplashClient", "SplashCore", "SplashSupport", "SplashJournalWriter", "SplashTheme", "CLinuxShims",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
         // `make bench-draw`: one frame of a theme drawn in memory at 1080p and 4K (not shipped).
-        .executableTarget(name: "draw-bench", dependencies: ["SplashDraw", "SplashCore", "SplashSupport", "SplashTheme"], swiftSettings: strict),
+        .executableTarget(name: "draw-bench", dependencies: ["SplashDraw", "SplashScene", "SplashCore", "SplashSupport", "SplashTheme"], swiftSettings: strict),
         // toml-test's decoder interface over the TOML reader (TOML on stdin, tagged JSON on
         // stdout), to hold it against the conformance suite: `make toml-test`.
         .executableTarget(name: "toml-test-decoder", dependencies: ["SplashConfig", "SplashSupport"], swiftSettings: strict),
@@ -287,12 +293,19 @@ let package = Package(
         .testTarget(name: "SplashConfigTests", dependencies: ["SplashConfig", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SplashThemeTests", dependencies: ["SplashTheme", "SplashConfig", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "SplashDrawTests", dependencies: ["SplashDraw", "SplashTheme", "SplashCore", "TestSupport"],
+            name: "SplashDrawTests", dependencies: ["SplashDraw", "SplashScene", "SplashTheme", "SplashCore", "TestSupport"],
             exclude: ["References"], swiftSettings: strict
         ),
-        // The native renderer's parts that need no display: its machine, the first-frame cache and
-        // its index, the modes chosen, reading a screen back.
-        .testTarget(name: "SplashKMSTests", dependencies: ["SplashKMS", "SplashDraw", "SplashCore", "SplashTheme", "TestSupport"], swiftSettings: strict),
+        // The native renderer's pure parts, with no C library linked (no libdrm, libinput, cairo
+        // or pango to build them): its machine on a test clock, the first-frame cache's formats and
+        // its index, the modes chosen, the presses' outputs, the screen's pixel formats.
+        .testTarget(name: "SplashSceneTests", dependencies: ["SplashScene", "SplashCore", "SplashTheme", "TestSupport"], swiftSettings: strict),
+        // The native renderer's adapters that need no display: the lock, the device wait, the
+        // drawing turned, reading a screen back.
+        .testTarget(
+            name: "SplashKMSTests", dependencies: ["SplashKMS", "SplashDraw", "SplashScene", "SplashCore", "SplashTheme", "TestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "SplashPluginsTests",
             dependencies: ["SplashPlugins", "TestSupport", .product(name: "Logging", package: "swift-log")],
@@ -341,7 +354,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             // The executables are dependencies so `swift test` builds them; the tests run the binaries.
-            dependencies: ["SplashClient", "SplashCore", "SplashKMS", "TestSupport", "splashd", "splashctl", "splashd-web", "splashd-otel", "splashd-kms", "toml-test-decoder"],
+            dependencies: ["SplashClient", "SplashCore", "SplashKMS", "SplashScene", "TestSupport", "splashd", "splashctl", "splashd-web", "splashd-otel", "splashd-kms", "toml-test-decoder"],
             swiftSettings: strict
         ),
     ],

@@ -1,3 +1,4 @@
+public import SplashScene
 /// Where each part of the splash is, in the picture's upright coordinates (pixels, the origin at
 /// the top left): the page's CSS layout (design §10), so a theme looks the same in both renderers.
 public struct SplashLayout: Sendable, Equatable {

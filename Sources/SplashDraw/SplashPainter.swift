@@ -3,6 +3,7 @@ import CPango
 import Glibc
 import SplashCore
 public import SplashTheme
+public import SplashScene
 
 /// Draws a theme's splash with cairo, pango and librsvg: design §10's page, in pixels.
 ///

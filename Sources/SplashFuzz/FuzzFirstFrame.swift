@@ -1,4 +1,5 @@
 import SplashKMS
+import SplashScene
 
 /// What the native renderer reads of its first-frame cache at start: a picture file
 /// (`FirstFrameCache.decode`, a file from disk after a power cut or worse), and the hand-over

@@ -1,3 +1,4 @@
+import SplashScene
 /// The inputs splashd reads from outside, each as a libFuzzer target.
 ///
 /// Every target takes arbitrary bytes, runs them through the same code the daemon or a plugin runs

@@ -1,5 +1,6 @@
 import SplashDraw
 import SplashTheme
+import SplashScene
 
 /// A theme as the renderers read it: `theme.toml` (ThemeLoader), and a logo's bytes through what
 /// the native renderer's drawing child runs (`LogoRaster.draw`: a PNG's structure, CRCs and size

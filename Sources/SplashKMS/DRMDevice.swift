@@ -1,6 +1,7 @@
 import CDrm
 import Glibc
-public import SplashDraw
+import SplashDraw
+public import SplashScene
 
 /// Why the display could not be used.
 public struct KMSError: Error, Sendable, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import CDrm
 import Glibc
 public import SplashDraw
+public import SplashScene
 
 /// One output shown through two dumb buffers: drawn into the one not on screen, then flipped to
 /// on the vertical blank (no tearing), so a frame is never seen half drawn.

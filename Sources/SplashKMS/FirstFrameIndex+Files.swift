@@ -1,4 +1,5 @@
 import Glibc
+public import SplashScene
 
 extension FirstFrameIndex.Source {
     /// The theme file at `path` as it is now (its size and modification time, as the helper

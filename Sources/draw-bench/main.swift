@@ -7,6 +7,7 @@ import SplashCore
 import SplashDraw
 import SplashSupport
 import SplashTheme
+import SplashScene
 
 let directory = CommandLine.arguments.dropFirst().first ?? "renderer/themes/reference"
 let frames = 240

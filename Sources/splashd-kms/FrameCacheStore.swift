@@ -2,6 +2,7 @@ import Glibc
 import SplashDraw
 import SplashKMS
 import SplashSupport
+import SplashScene
 
 /// The first-frame cache's files (`FirstFrameCache`) in a directory: read at start, written once
 /// the splash stands still (crash-safe: a power cut leaves the old file or the new one).

@@ -3,6 +3,7 @@ import CLinuxShims
 import Glibc
 import SplashDraw
 import SplashTheme
+import SplashScene
 
 /// The logo drawn by a child process (`splashd-kms render-logo`) under `LogoBudget`: librsvg's
 /// cost has no bound of its own and a hostile SVG can abort the process that draws it (a Rust

@@ -6,6 +6,7 @@ import SplashCore
 import SplashDraw
 import SplashKMS
 import SplashSupport
+import SplashScene
 
 /// The renderer's one loop: it waits (poll(2)) on splashd's socket, the DRM device, the input
 /// devices and udev, feeds what happened to the `RendererMachine`, and carries out its actions

@@ -8,6 +8,7 @@ import SplashKMS
 import SplashSupport
 import SplashJournalWriter
 import SplashTheme
+import SplashScene
 
 extension SplashdKMSCommand {
     /// `splashd-kms [run]`: the renderer (the default subcommand).

@@ -3,6 +3,7 @@ import Glibc
 import SplashDraw
 import SplashKMS
 import SplashSupport
+import SplashScene
 
 extension SplashdKMSCommand {
     /// `splashd-kms screenshot FILE.png [--output NAME]`: what the display's outputs scan out now,

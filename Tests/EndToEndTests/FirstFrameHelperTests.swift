@@ -2,6 +2,7 @@ import Foundation
 import SplashKMS
 import Testing
 import TestSupport
+import SplashScene
 
 /// splashd-kms-first-frame (helpers/, `make first-frame`): it always becomes the renderer with
 /// its arguments as they were, and shows the cache's pictures only when the index answers for

@@ -4,6 +4,7 @@ import SplashCore
 import SplashTheme
 import Testing
 import TestSupport
+import SplashScene
 
 /// The timeline, pure: design §10's instants.
 @Suite struct SplashTimelineTests {

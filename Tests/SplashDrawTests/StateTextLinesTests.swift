@@ -2,6 +2,7 @@ import SplashCore
 @testable import SplashDraw
 import SplashTheme
 import Testing
+import SplashScene
 
 /// A text from the state is drawn in at most `SplashPainter.stateTextLines` lines, the last one
 /// ending in `…`: a plugin's or an updater's long message (a thousand lines, or a kilobyte of

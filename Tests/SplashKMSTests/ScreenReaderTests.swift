@@ -1,6 +1,7 @@
 import SplashDraw
 import SplashKMS
 import Testing
+import SplashScene
 
 /// The pixel formats `splashd-kms screenshot` reads, converted to what a screen shows; reading a
 /// real display's framebuffers is in Tests/vm (test_kms.py).

@@ -1,8 +1,11 @@
+import Foundation
 import Glibc
 import SplashDraw
 @testable import SplashKMS
 import Testing
 import TestSupport
+import SplashScene
+import SplashTheme
 
 /// The display lock the hand-off unit waits on, and the turn a panel's orientation asks for;
 /// the rest of SplashKMS needs a display (Tests/vm).
@@ -93,5 +96,41 @@ import TestSupport
         #expect(DRMDevice.rotation(forPanelOrientation: "Left Side Up") == .threeQuarters)
         #expect(DRMDevice.rotation(forPanelOrientation: "Right Side Up") == .quarter)
         #expect(DRMDevice.rotation(forPanelOrientation: "Sideways") == nil)
+    }
+}
+
+/// The painter turns as SplashScene's `SplashRotation` maps.
+@Suite struct RotationDrawingTests {
+    /// The drawing turns as `buffer(x:y:)` says: the reference logo's white circle, 55 px left and
+    /// right of its centre in the upright layout, is white where the mapping puts it.
+    @Test(arguments: SplashRotation.allCases)
+    func theDrawingTurnsAsTheMappingSays(rotation: SplashRotation) throws {
+        let directory = Binaries.packageRoot + "/renderer/themes/reference"
+        let painter = try SplashPainter(ThemeLoader.load(directory: directory), directory: directory)
+        let image = SplashImage(width: 640, height: 400)
+        painter.draw(SplashView(), at: .init(sinceShown: 5000), into: image, rotation: rotation)
+        let upright = rotation.upright(width: 640, height: 400)
+        let cx = upright.width / 2, cy = upright.height / 2 - 40
+        for (x, y) in [(cx - 55, cy), (cx + 55, cy), (cx, cy - 55)] {
+            let p = rotation.buffer(x: x, y: y, width: 640, height: 400)
+            let pixel = image.pixel(x: Int(p.x), y: Int(p.y))
+            #expect(pixel.r > 240 && pixel.g > 240 && pixel.b > 240, "upright (\(x), \(y)) at \(p) on the buffer turned \(rotation.rawValue)°")
+        }
+        let corner = rotation.buffer(x: 1, y: 1, width: 640, height: 400)
+        #expect(image.pixel(x: Int(corner.x), y: Int(corner.y)).r < 40, "the background at the upright corner")
+    }
+}
+
+/// A theme file as the first-frame index records it (stat(2)).
+@Suite struct FirstFrameSourceTests {
+    @Test func aSourceIsTheFileAsItIsNowOrNothing() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = try dir.write("theme.toml", "name = \"X\"\n")
+        let source = try #require(FirstFrameIndex.Source(stating: path))
+        #expect(source.path == path && source.size == 11)
+        let seconds = try #require(FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date).timeIntervalSince1970
+        #expect(abs(Double(source.modified) / 1e9 - seconds) < 0.001, "the modification time in nanoseconds")
+        #expect(FirstFrameIndex.Source(stating: dir.file("absent.toml")) == nil)
     }
 }

@@ -1,6 +1,5 @@
 import SplashCore
-import SplashDraw
-@testable import SplashKMS
+@testable import SplashScene
 import SplashTheme
 import Testing
 import TestSupport
@@ -413,25 +412,6 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
             let back = rotation.upright(x: onBuffer.x, y: onBuffer.y, width: 1280, height: 800)
             #expect(abs(back.x - x) < 1e-9 && abs(back.y - y) < 1e-9)
         }
-    }
-
-    /// The drawing turns as `buffer(x:y:)` says: the reference logo's white circle, 55 px left and
-    /// right of its centre in the upright layout, is white where the mapping puts it.
-    @Test(arguments: SplashRotation.allCases)
-    func theDrawingTurnsAsTheMappingSays(rotation: SplashRotation) throws {
-        let directory = Binaries.packageRoot + "/renderer/themes/reference"
-        let painter = try SplashPainter(ThemeLoader.load(directory: directory), directory: directory)
-        let image = SplashImage(width: 640, height: 400)
-        painter.draw(SplashView(), at: .init(sinceShown: 5000), into: image, rotation: rotation)
-        let upright = rotation.upright(width: 640, height: 400)
-        let cx = upright.width / 2, cy = upright.height / 2 - 40
-        for (x, y) in [(cx - 55, cy), (cx + 55, cy), (cx, cy - 55)] {
-            let p = rotation.buffer(x: x, y: y, width: 640, height: 400)
-            let pixel = image.pixel(x: Int(p.x), y: Int(p.y))
-            #expect(pixel.r > 240 && pixel.g > 240 && pixel.b > 240, "upright (\(x), \(y)) at \(p) on the buffer turned \(rotation.rawValue)°")
-        }
-        let corner = rotation.buffer(x: 1, y: 1, width: 640, height: 400)
-        #expect(image.pixel(x: Int(corner.x), y: Int(corner.y)).r < 40, "the background at the upright corner")
     }
 }
 

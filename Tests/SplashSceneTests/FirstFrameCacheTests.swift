@@ -1,4 +1,4 @@
-@testable import SplashKMS
+@testable import SplashScene
 import Testing
 
 /// The first-frame cache's files: a hit, a miss, the theme changed, the output's size changed, a

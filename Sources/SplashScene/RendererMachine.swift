@@ -1,5 +1,4 @@
 public import SplashCore
-public import SplashDraw
 public import SplashTheme
 
 /// The native renderer's decisions (docs/renderer-kms.md): when to draw which output, when to give

@@ -20,6 +20,22 @@ public enum FirstFrame: Sendable, Equatable {
         public var vscan: UInt16 = 0
         public var flags: UInt32 = 0
 
+        public init(clock: UInt32, hdisplay: UInt16, hsyncStart: UInt16, hsyncEnd: UInt16, htotal: UInt16, hskew: UInt16 = 0,
+                    vdisplay: UInt16, vsyncStart: UInt16, vsyncEnd: UInt16, vtotal: UInt16, vscan: UInt16 = 0, flags: UInt32 = 0) {
+            self.clock = clock
+            self.hdisplay = hdisplay
+            self.hsyncStart = hsyncStart
+            self.hsyncEnd = hsyncEnd
+            self.htotal = htotal
+            self.hskew = hskew
+            self.vdisplay = vdisplay
+            self.vsyncStart = vsyncStart
+            self.vsyncEnd = vsyncEnd
+            self.vtotal = vtotal
+            self.vscan = vscan
+            self.flags = flags
+        }
+
         /// `1280x800@60.0`: size and refresh, as the log says it.
         public var description: String {
             let refresh = htotal > 0 && vtotal > 0 ? Double(clock) * 1000 / (Double(htotal) * Double(vtotal)) : 0

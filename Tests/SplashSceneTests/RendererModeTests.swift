@@ -1,6 +1,5 @@
 import SplashCore
-import SplashDraw
-import SplashKMS
+import SplashScene
 import SplashTheme
 import Testing
 import TestSupport

@@ -1,5 +1,5 @@
 import Foundation
-@testable import SplashKMS
+@testable import SplashScene
 import Testing
 import TestSupport
 
@@ -53,17 +53,6 @@ import TestSupport
         let key = FirstFrameCache.Key(fingerprint: 7, width: 1280, height: 800, turn: 90)
         #expect(FirstFrameIndex.Output(name: "HDMI-A-1", key: key)
             == FirstFrameIndex.Output(name: "HDMI-A-1", width: 1280, height: 800, file: "first-frame-1280x800-90.raw"))
-    }
-
-    @Test func aSourceIsTheFileAsItIsNowOrNothing() throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.remove() }
-        let path = try dir.write("theme.toml", "name = \"X\"\n")
-        let source = try #require(FirstFrameIndex.Source(stating: path))
-        #expect(source.path == path && source.size == 11)
-        let seconds = try #require(FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date).timeIntervalSince1970
-        #expect(abs(Double(source.modified) / 1e9 - seconds) < 0.001, "the modification time in nanoseconds")
-        #expect(FirstFrameIndex.Source(stating: dir.file("absent.toml")) == nil)
     }
 
     @Test func theArgumentsHashSeparatesArguments() {

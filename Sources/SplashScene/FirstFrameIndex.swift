@@ -37,6 +37,12 @@ public enum FirstFrameIndex {
         public var size: UInt64
         /// Its modification time in nanoseconds since the epoch.
         public var modified: UInt64
+
+        public init(path: String, size: UInt64, modified: UInt64) {
+            self.path = path
+            self.size = size
+            self.modified = modified
+        }
     }
 
     /// The hash of the renderer's arguments (without the program's name) the index is for: the
