@@ -197,6 +197,19 @@ public protocol LogoSource: AnyObject {
     /// The raster, waiting for it if it is still being drawn, or why it could not be drawn.
     /// Asked once.
     func raster() -> Result<LogoRaster, SplashDrawError>
+    /// Whether `raster()` answers without waiting now.
+    var isReady: Bool { get }
+    /// A descriptor that polls readable once `isReady` (the drawing child's pidfd); nil: none.
+    var readiness: Int32? { get }
+    /// When `raster()` stops waiting whatever happens (the budget's end); nil: never waits.
+    var deadline: ContinuousClock.Instant? { get }
+}
+
+extension LogoSource {
+    /// A source that never waits.
+    public var isReady: Bool { true }
+    public var readiness: Int32? { nil }
+    public var deadline: ContinuousClock.Instant? { nil }
 }
 
 /// The logo drawn in this process, at once (tests, benchmarks, `splashd-web`'s checks).

@@ -141,6 +141,28 @@ public final class SplashPainter {
         if let firmwareSurface { cairo_surface_destroy(firmwareSurface) }
     }
 
+    /// Whether a frame waits for the logo's raster (`splashd-kms check`, tests, benchmarks), or
+    /// is drawn without it until it came, its name and tagline included (the native renderer,
+    /// which polls `logoReadiness` and calls `takeLogoIfReady()`).
+    public var waitsForLogo = true
+
+    /// Whether the logo's raster is still to come (its source is made, or begins in `prepare()`).
+    public var logoPending: Bool { logoSurface == nil && (pendingLogo != nil || logoSource != nil) }
+
+    /// What tells that the logo's raster is there: a descriptor to poll, and when it is there (or
+    /// given up) in any case.
+    public var logoReadiness: (descriptor: Int32?, deadline: ContinuousClock.Instant?) {
+        (logoSource?.readiness, logoSource?.deadline)
+    }
+
+    /// Takes the logo's raster in if its source has it, never waiting (a failure goes to
+    /// `onLogoFailure`); true once nothing is pending.
+    @discardableResult
+    public func takeLogoIfReady() -> Bool {
+        if let logoSource, logoSource.isReady { resolveLogo() }
+        return !logoPending
+    }
+
     /// Waits for the logo's raster; throws why it could not be drawn (`splashd-kms check`).
     public func awaitLogo() throws(SplashDrawError) {
         if let failure = resolveLogo() { throw failure }
@@ -398,7 +420,7 @@ public final class SplashPainter {
             cairo_arc(cr, 0, 0, 60, 0, 2 * Double.pi)
             cairo_fill(cr)
         }
-        resolveLogo()
+        if waitsForLogo || logoSource?.isReady == true { resolveLogo() }
         if let surface = logoSurface {
             let side = Double(cairo_image_surface_get_width(surface))
             cairo_set_source_surface(cr, surface, -side / 2, -side / 2)

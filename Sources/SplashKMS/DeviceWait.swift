@@ -1,47 +1,62 @@
 import Glibc
 
-/// Waiting for a device node that is not there yet (`/dev/dri/card0` before the GPU's driver is
-/// loaded, early in boot): inotify on the nearest existing parent directory, so the wait takes no
-/// CPU and ends the moment the node appears (no polling with sleeps).
-public enum DeviceWait {
-    /// Returns once `path` exists (at once if it does). `onWait` is called once if it has to wait.
-    public static func until(exists path: String, onWait: () -> Void = {}) throws(KMSError) {
-        if access(path, F_OK) == 0 { return }
-        onWait()
-        let fd = inotify_init1(Int32(IN_CLOEXEC))
+/// Waiting for a device node or a socket that is not there yet (`/dev/dri/card0` before the GPU's
+/// driver is loaded, splashd's socket before it started): inotify on the nearest existing parent
+/// directory, so the wait takes no CPU and ends the moment the path appears (no polling with
+/// sleeps). A `PathWatch` is polled by the renderer's one loop, beside its other descriptors.
+public final class PathWatch {
+    public let path: String
+    private let fd: Int32
+    /// The mount table: a directory watched may be mounted over (the initramfs's /run moved onto
+    /// the real root's, after a renderer started there moved into it): its changes (POLLPRI) wake
+    /// the wait too, and the way is looked at again.
+    private let mounts: Int32
+    private var watch: Int32 = -1
+
+    /// Watches for `path` (call `exists()` first: the watch is armed by it).
+    public init(_ path: String) throws(KMSError) {
+        self.path = path
+        fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard fd >= 0 else { throw KMSError("cannot watch for \(path)", errno: errno) }
-        defer { close(fd) }
-        // A directory watched may be mounted over (the initramfs's /run moved onto the real
-        // root's, after a renderer started there moved into it): the mount table's changes wake
-        // the wait too, and the way is looked at again (poll's POLLPRI on mountinfo).
-        let mounts = Glibc.open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
-        defer { if mounts >= 0 { close(mounts) } }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while access(path, F_OK) != 0 {
-            // Watch the deepest directory on the way that exists: /dev, then /dev/dri once made.
-            var directory = path
-            repeat {
-                directory = parent(of: directory)
-            } while access(directory, F_OK) != 0 && directory != "/" && directory != "."
-            let watch = inotify_add_watch(fd, directory, UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB))
-            guard watch >= 0 else { throw KMSError("cannot watch \(directory)", errno: errno) }
-            // Checked again after the watch is in place: the node may have come meanwhile.
-            if access(path, F_OK) == 0 { break }
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: mounts, events: Int16(POLLPRI), revents: 0)]
-            if poll(&fds, 2, -1) < 0 && errno != EINTR { throw KMSError("cannot watch \(directory)", errno: errno) }
-            if fds[0].revents != 0 {
-                let count = read(fd, &buffer, buffer.count)
-                if count < 0 && errno != EINTR && errno != EAGAIN { throw KMSError("cannot watch \(directory)", errno: errno) }
-            }
-            if fds[1].revents != 0 {
-                // Read to the end: the next change is then told again.
-                _ = lseek(mounts, 0, SEEK_SET)
-                while read(mounts, &buffer, buffer.count) > 0 {}
-            }
-            _ = inotify_rm_watch(fd, watch)
-        }
+        mounts = Glibc.open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
     }
 
+    deinit {
+        close(fd)
+        if mounts >= 0 { close(mounts) }
+    }
+
+    /// The descriptors to poll: (inotify's, POLLIN), (the mount table's, POLLPRI).
+    public var descriptors: [(fd: Int32, events: Int16)] {
+        [(fd, Int16(POLLIN)), (mounts, Int16(POLLPRI))]
+    }
+
+    /// Whether the path exists now; when not, the deepest directory on its way that exists is
+    /// watched (its events and the mount table's are drained first). Never waits.
+    public func exists() throws(KMSError) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while read(fd, &buffer, buffer.count) > 0 {}
+        if mounts >= 0 {
+            // Read to the end: the next change is then told again.
+            _ = lseek(mounts, 0, SEEK_SET)
+            while read(mounts, &buffer, buffer.count) > 0 {}
+        }
+        if access(path, F_OK) == 0 { return true }
+        if watch >= 0 { _ = inotify_rm_watch(fd, watch) }
+        // Watch the deepest directory on the way that exists: /dev, then /dev/dri once made.
+        var directory = path
+        repeat {
+            directory = DeviceWait.parent(of: directory)
+        } while access(directory, F_OK) != 0 && directory != "/" && directory != "."
+        watch = inotify_add_watch(fd, directory, UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB))
+        guard watch >= 0 else { throw KMSError("cannot watch \(directory)", errno: errno) }
+        // Looked at again after the watch is in place: the path may have come meanwhile.
+        return access(path, F_OK) == 0
+    }
+}
+
+/// Opening a DRM device that has just appeared.
+public enum DeviceWait {
     /// The directory `path` is in: `/` for `/x`, and the working directory (`.`) for a relative
     /// name with no slash (`--device card0` was watched on `/`, and never seen).
     static func parent(of path: String) -> String {
@@ -50,12 +65,11 @@ public enum DeviceWait {
         return head.isEmpty ? "/" : head
     }
 
-    /// Opens the DRM device at `path`, waiting for it to appear, and for its driver to finish
+    /// Opens the DRM device at `path` (which exists), waiting for its driver to finish
     /// registering it: devtmpfs makes the node a moment before the driver answers, and an open
     /// in between fails with ENODEV (seen in the VM). Such a failure is retried every 50 ms for
     /// at most 5 s; every other failure is thrown at once.
-    public static func open(_ path: String, onWait: () -> Void = {}) throws(KMSError) -> DRMDevice {
-        try until(exists: path, onWait: onWait)
+    public static func open(_ path: String) throws(KMSError) -> DRMDevice {
         var tries = 0
         while true {
             do {
@@ -68,4 +82,3 @@ public enum DeviceWait {
         }
     }
 }
-

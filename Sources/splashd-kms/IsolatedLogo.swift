@@ -9,8 +9,9 @@ import SplashScene
 /// cost has no bound of its own and a hostile SVG can abort the process that draws it (a Rust
 /// panic in feConvolveMatrix), so the renderer never draws a theme's file itself.
 ///
-/// The child starts when the painter is made and runs while the renderer opens the display; the
-/// renderer waits for it only when the logo first shows (100 ms into the entry animation). The
+/// The child starts when the painter is prepared and runs while the renderer draws: the renderer
+/// polls its pidfd in its loop and draws the name and tagline without the logo until it ended
+/// (`splashd-kms check` waits for it). The
 /// bytes go in and the pixels come out through memfds: no pipe to fill, and a child that dies
 /// leaves nothing half-read.
 final class IsolatedLogo: LogoSource {
@@ -21,12 +22,12 @@ final class IsolatedLogo: LogoSource {
     private var output: Int32 = -1
     private var errors: Int32 = -1
     private var started: Result<Void, SplashDrawError> = .success(())
-    private let deadline: ContinuousClock.Instant
+    private let wallDeadline: ContinuousClock.Instant
 
     init(_ file: ThemeLoader.File, side: Int, path: String) {
         self.side = side
         self.path = path
-        deadline = .now + .seconds(LogoBudget.wallSeconds)
+        wallDeadline = .now + .seconds(LogoBudget.wallSeconds)
         started = start(file)
     }
 
@@ -89,10 +90,22 @@ final class IsolatedLogo: LogoSource {
         return .success(())
     }
 
+    /// Whether the child has ended (or its budget's time is over, or it never started).
+    var isReady: Bool {
+        guard case .success = started, pidfd >= 0, child > 0 else { return true }
+        var fd = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+        return poll(&fd, 1, 0) > 0 || ContinuousClock.now >= wallDeadline
+    }
+
+    /// The child's pidfd: readable once it ended.
+    var readiness: Int32? { pidfd >= 0 && child > 0 ? pidfd : nil }
+
+    var deadline: ContinuousClock.Instant? { child > 0 ? wallDeadline : nil }
+
     func raster() -> Result<LogoRaster, SplashDrawError> {
         if case .failure(let error) = started { return .failure(error) }
         // Wait for the child, at most until the wall-clock budget ends.
-        let left = deadline - .now
+        let left = wallDeadline - .now
         var ended = true
         if pidfd >= 0 {
             var fd = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLinuxShims
 import Glibc
 import Logging
 import SplashClient
@@ -132,15 +133,28 @@ extension SplashdKMSCommand {
                 }
             }
             _ = SystemdNotifier(environment: environment).notify("READY=1\nSTATUS=Waiting for the display")
-            let machine = RendererMachine(theme: painter.theme, touch: TouchMapping.parse(touch) ?? TouchMapping()) { view, width, height, x, y in
+            // SIGTERM and SIGINT end the loop in every stage (waiting for the device, for splashd's
+            // socket, for master, or showing), and the renderer exits 0.
+            let signals = splashd_signalfd_termination()
+            guard signals >= 0 else {
+                logger.error("cannot watch for SIGTERM: \(String(cString: strerror(errno)))")
+                throw ExitCode(71)
+            }
+            // The frames drawn while the logo's child draws show the name and tagline without it.
+            painter.waitsForLogo = false
+            let machine = RendererMachine(
+                theme: painter.theme, touch: TouchMapping.parse(touch) ?? TouchMapping(), cachesFirstFrames: frameCache != nil,
+                helperFrames: handOver != nil, logoPending: painter.logoPending
+            ) { view, width, height, x, y in
                 painter.layout(view, width: width, height: height).button(atX: x, y: y)
             }
             // splashd-kms-first-frame showed the cache's pictures and became this process: the device
             // it opened is this renderer's.
-            let loop = RendererLoop(machine: machine, painter: painter, device: device, rotation: (rotate ?? painter.theme.rotate).flatMap(SplashRotation.init),
-                                    names: outputs, lockPath: lockPath, lock: lock, frameCache: frameCache, handOver: handOver, logger: logger)
+            let loop = RendererLoop(machine: machine, painter: painter, device: device, socket: socket ?? SocketDefaults.path(environment: environment),
+                                    rotation: (rotate ?? painter.theme.rotate).flatMap(SplashRotation.init), names: outputs, lockPath: lockPath,
+                                    lock: lock, frameCache: frameCache, handOver: handOver, signals: signals, logger: logger)
             do {
-                try loop.run(socket: socket ?? SocketDefaults.path(environment: environment))
+                try loop.run()
             } catch let error as KMSError {
                 logger.error("\(error)")
                 throw ExitCode(69)

@@ -457,6 +457,42 @@ import SplashScene
         #expect(count(image, logo, differingFrom: Self.teal) > 1000, "the logo is drawn")
     }
 
+    /// The native renderer's frames never wait for the logo's child: until its raster is in, the
+    /// name and tagline are drawn and the logo is not (its source is never asked); once it is
+    /// there, `takeLogoIfReady()` takes it and the next frame shows it.
+    @Test func theNameAndTaglineAreDrawnWhileTheLogoIsStillBeingDrawn() throws {
+        final class Slow: LogoSource {
+            let inner: InProcessLogo
+            var ready = false
+            var asked = 0
+            init(_ inner: InProcessLogo) { self.inner = inner }
+            var isReady: Bool { ready }
+            func raster() -> Result<LogoRaster, SplashDrawError> {
+                asked += 1
+                return inner.raster()
+            }
+        }
+        var source: Slow?
+        let painter = try SplashPainter(theme: Self.theme, files: Self.loaded.files, directory: Self.directory) { (file, side, path) throws(SplashDrawError) -> any LogoSource in
+            let slow = Slow(try InProcessLogo(file, side: side, path: path))
+            source = slow
+            return slow
+        }
+        painter.waitsForLogo = false
+        let image = SplashImage(width: 1280, height: 800)
+        painter.draw(SplashView(), at: .init(sinceShown: 2000), into: image)
+        #expect(source?.asked == 0, "never asked (asking waits) while it is not ready")
+        #expect(painter.logoPending && !painter.takeLogoIfReady())
+        let layout = painter.layout(SplashView(), width: 1280, height: 800)
+        #expect(count(image, layout.name, differingFrom: Self.teal) > 400, "the name is drawn")
+        #expect(count(image, try #require(layout.tagline), differingFrom: Self.teal) > 200, "the tagline is drawn")
+        #expect(!near(image.pixel(x: 640, y: 340), (0x0D, 0x73, 0x77), 8), "not the logo's teal body")
+        source?.ready = true
+        #expect(painter.takeLogoIfReady() && !painter.logoPending && source?.asked == 1)
+        painter.draw(SplashView(), at: .init(sinceShown: 2000), into: image)
+        #expect(near(image.pixel(x: 640, y: 340), (0x0D, 0x73, 0x77), 8), "the logo's teal body, once it came")
+    }
+
     /// A logo its source could not draw (over its budget, or one that crashed librsvg in the
     /// renderer's child) is told once, and the splash is drawn without it.
     @Test func aLogoThatFailedIsToldOnceAndTheSplashIsDrawnWithoutIt() throws {

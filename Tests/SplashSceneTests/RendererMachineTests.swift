@@ -26,9 +26,12 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         var hits: [(Double, Double, Double, Double)] = []
         var seq: UInt64 = 0
 
-        init(touch: TouchMapping = TouchMapping()) {
+        init(touch: TouchMapping = TouchMapping(), cachesFirstFrames: Bool = false, helperFrames: Bool = false, logoPending: Bool = false) {
             let box = HitBox()
-            machine = RendererMachine(theme: RendererMachineTests.theme, touch: touch) { view, w, h, x, y in
+            machine = RendererMachine(
+                theme: RendererMachineTests.theme, touch: touch, cachesFirstFrames: cachesFirstFrames, helperFrames: helperFrames,
+                logoPending: logoPending
+            ) { view, w, h, x, y in
                 box.hits.append((w, h, x, y))
                 // Retry: the middle fifth of the upright picture.
                 return view.error != nil && abs(x - w / 2) < w / 10 && abs(y - h / 2) < h / 10 ? .retry : nil
@@ -136,10 +139,11 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
     }
 
     @Test func firstFramesFromTheCacheSkipTheEntryAndNothingMovesAfterThem() {
-        let h = Harness()
+        let h = Harness(cachesFirstFrames: true)
         #expect(h.feed(.deviceOpened(master: true, closesFramebuffers: false)) == [.readOutputs])
-        h.feed(.entryCached)
-        #expect(draws(h.feed(.outputs([Self.a, Self.b]))) == [31, 32])
+        #expect(h.feed(.outputs([Self.a, Self.b])) == [.loadCachedFrames], "nothing drawn before the cache answers")
+        #expect(h.machine.nextWake(after: h.now) == nil)
+        #expect(draws(h.feed(.cachedFrames(.loaded))) == [31, 32])
         #expect(h.machine.times(at: h.now).sinceShown == h.machine.timeline.entryLength, "the still view, at the entry's end")
         h.feed(.presented(31, flipPending: false))
         h.feed(.presented(32, flipPending: false))
@@ -149,7 +153,7 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         // Only the start's first frames: after a hand-off and a return, the entry plays again.
         let later = Harness()
         later.boot()
-        later.feed(.entryCached)
+        later.feed(.cachedFrames(.loaded))
         later.clock.advance(by: .seconds(5))
         _ = later.feed(.hotplug)
         _ = later.feed(.outputs([Self.a, Self.b]))
@@ -219,7 +223,7 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         h.clock.advance(by: .seconds(60))
         let back = h.state("L2", .loading, reason: reason)
         #expect(back == [.log("launch L2 (\(reason.rawValue), loading): taking the display back"), .takeLock, .takeMaster])
-        #expect(h.feed(.master(gained: true)) == [.log("the display is ours 0 ms after the launch wanted it"), .resumeInput, .readOutputs])
+        #expect(h.feed(.master(gained: true)) == [.modesLost, .log("the display is ours 0 ms after the launch wanted it"), .resumeInput, .readOutputs])
         #expect(draws(h.feed(.outputs([Self.a, Self.b]))) == [31, 32], "within one frame of master: every output")
         #expect(h.machine.times(at: h.now).sinceShown == 0, "the entry animation again")
         #expect(h.machine.view == SplashView(), "the launch's first state")
