@@ -19,7 +19,11 @@ extension RendererLoop {
             socketWatch = nil
         }
         do {
-            let connection = try connect(socketPath)
+            guard let connection = try connect(socketPath) else {
+                // SIGTERM came while splashd did not answer: the loop's next wait ends on it.
+                connectWanted = true
+                return
+            }
             self.connection = connection
             // Without the 100 ms ticks splashd publishes while loading (they move only the clocks
             // and a time-tracked progress), unless the theme shows progress: the renderer then
@@ -38,12 +42,15 @@ extension RendererLoop {
     /// Connects to splashd, however long it takes to answer: its socket is there early (systemd
     /// listens on it), and the daemon behind it may take longer than a connection's 5 s to start
     /// on a slow device (20 s in the emulated VM under systemd). The renderer keeps its frame and
-    /// tries again, rather than exit and black the display while systemd restarts it.
-    private func connect(_ path: String) throws(ClientError) -> SplashConnection {
+    /// tries again, rather than exit and black the display while systemd restarts it; nil when
+    /// SIGTERM or SIGINT came meanwhile (heard between two tries, at most 5 s late).
+    private func connect(_ path: String) throws(ClientError) -> SplashConnection? {
         while true {
             do {
                 return try SplashConnection(path: path)
             } catch .timedOut {
+                var signal = pollfd(fd: signals, events: Int16(POLLIN), revents: 0)
+                if poll(&signal, 1, 0) > 0 { return nil }
                 logger.info("splashd has not answered on \(path) yet: still waiting")
             }
         }
