@@ -83,7 +83,7 @@ packages() {
   command -v jq >/dev/null || need+=(jq)                              # ... reads the journal and states with jq
   command -v openssl >/dev/null || need+=(openssl)                    # ... makes a CA for its HTTPS server
   python3 -c "import pytest" 2>/dev/null || pip+=(pytest)             # ... whose checks pytest runs
-  dpkg -s polkitd >/dev/null 2>&1 || need+=(polkitd)                  # system check 18: the package's polkit grant
+  dpkg -s polkitd >/dev/null 2>&1 || need+=(polkitd)                  # system check 10: the package's polkit grant
   command -v rauc >/dev/null || need+=(rauc)                          # system check 22: RAUC ...
   [ -e /lib/systemd/system/rauc.service ] || need+=(rauc-service)     # ... as its D-Bus-activated service
   disable_swupdate=true

@@ -3,16 +3,17 @@
 #
 #   scripts/system-test.sh path/to/splashd_VERSION_ARCH.deb   # its sibling packages beside it
 #   scripts/system-test.sh --bin-dir DIR      # no package yet: DIR/splashd (splashctl: a link to it) + this repo's files
-#   scripts/system-test.sh … -- PYTEST-ARGS   # e.g. -- -k 'test_10 or test_16' (some checks)
+#   scripts/system-test.sh … -- PYTEST-ARGS   # e.g. -- -k 'test_08 or test_09' (some checks)
 #
 # Runs the checks of Tests/system with pytest (conftest.py: the container as fixtures;
-# test_system.py: one test per check). It boots a systemd-nspawn container from the host's own
+# test_*.py: one test per check, one file per group, run in the order of their numbers). It
+# boots a systemd-nspawn container from the host's own
 # root file system under a throwaway overlay (upper layer on a tmpfs, in a private mount
 # namespace: nothing on the host changes), with the toolchain and the work trees hidden, installs
 # splashd in it, reboots it so the units start the way they do on a device, and checks the units,
 # the journal, the watchdog, reload, restarts, the sandbox and permissions; then upgrades, removes
-# and purges the package (checks 12-15, a package only), and upgrades the single 0.1.0-1 package
-# to the split ones (check 17: splashd-web, splashd-otel and splashd-themes are found beside
+# and purges the package (checks 15-17, a package only), and upgrades the single 0.1.0-1 package
+# to the split ones (check 18: splashd-web, splashd-otel and splashd-themes are found beside
 # splashd's package). One line per check (PASS/FAIL); exit 1 if any failed, 2 if the container
 # could not be set up. Needs root, systemd-nspawn (systemd-container), nsenter, openssl, jq, and
 # pytest. Bounded: every wait has a timeout, the whole run is ended after SYSTEST_DEADLINE seconds

@@ -12,7 +12,7 @@ def splash(timeout: str, min_display: str = "0ms", exit_animation: str = "0ms") 
 
 def common_steps(port: int | str | None = None) -> str:
     """The embedded default's four built-ins, with control_group. With PORT, auth-refresh and
-    config-fetch talk to the test's HTTPS server on 127.0.0.1:PORT (check 10)."""
+    config-fetch talk to the test's HTTPS server on 127.0.0.1:PORT (check 8)."""
     text = """
 [socket]
 control_group = "splash"
@@ -76,7 +76,7 @@ cache = "reloaded.json"
 
 
 def plugins(port: int | str) -> str:
-    """Check 10: HTTPS for auth-refresh and config-fetch, an operator plugin, the shipped wait-device."""
+    """Check 8: HTTPS for auth-refresh and config-fetch, an operator plugin, the shipped wait-device."""
     return """# splashd system test, plugins and HTTPS.
 """ + splash(timeout="1m") + """""" + common_steps(port) + """
 [[step]]
@@ -98,7 +98,7 @@ path = "/run/systest-display"
 
 
 def sleeper() -> str:
-    """Check 8: a plugin that is running (with a process that left its group) when the daemon stops."""
+    """Check 13: a plugin that is running (with a process that left its group) when the daemon stops."""
     return """# splashd system test, stop: a plugin is running, one of its processes left its group.
 """ + splash(timeout="5m") + """
 [socket]
@@ -113,7 +113,7 @@ label = "Sleeping"
 
 
 def app(first_frame: bool = True) -> str:
-    """Checks 18 and 20: the app's life (design §14), [app] on systest-kiosk.service; without
+    """Checks 10 and 11: the app's life (design §14), [app] on systest-kiosk.service; without
     FIRST_FRAME, no signal step: the launch ends once the app's start is queued (the docs' second
     [app] example)."""
     text = """# splashd system test, the app's life.

@@ -1,15 +1,17 @@
 """The system tests' harness (docs/system-tests.md): options, the container as session fixtures,
-one verdict per check, the deadline, and the check lines scripts/system-test.sh prints.
+one verdict per check, the deadline, the checks' order, and the check lines scripts/system-test.sh
+prints. The checks are in test_*.py, one file per group, run in the order of their numbers (0 to
+22) whatever file holds them; what they share is checks.py.
 
     pytest Tests/system --deb dist/splashd_0.1.0-2_amd64.deb     # as root; or --bin-dir DIR
-    pytest Tests/system --deb … -k 'test_10 or test_16'          # some checks (and what they need)
+    pytest Tests/system --deb … -k 'test_08 or test_09'          # some checks (and what they need)
 
 Fixtures (session scope, one container through all the checks):
   ct        the container, booted once, the package (or --bin-dir's files) installed: check 0
   rebooted  … then the boot configuration and an example app unit written, rebooted, the boot
             launch waiting in first-frame: checks 1–3
   booted    … then the boot launch finished (check 3 plays the app and the renderer; without it
-            this fixture does the same), the boot's records taken for check 11: the other checks
+            this fixture does the same), the boot's records taken for check 14: the other checks
   verdict   (per check) `verdict.ev(text)` adds evidence, `verdict.bad(text)` a reason to fail;
             the check's line is `PASS N name: evidence (T ms)` or `FAIL N name: reasons | seen:
             evidence (T ms)`
@@ -35,7 +37,7 @@ import configs
 from container import Container, SetupError, json_objects, lines, ms_since
 
 HERE = Path(__file__).resolve().parent
-PACKAGE_NOTE = "package: checks 12-15 and 17 (upgrade, remove, purge, the split) need a package; not run with --bin-dir"
+PACKAGE_NOTE = "package: checks 15-22 (upgrade, remove, purge, the split, the modes) need a package; not run with --bin-dir"
 INTERRUPTED = "system-test: interrupted (deadline or signal)"
 
 
@@ -46,7 +48,7 @@ def pytest_addoption(parser):
                          "from the same directory")
     group.addoption("--bin-dir", dest="systest_bin_dir", metavar="DIR", default=None,
                     help="no package: DIR/splashd (splashctl: a link to it) and this repository's units and plugins "
-                         "(checks 12-15 and 17 are skipped)")
+                         "(checks 15-22 are skipped)")
     group.addoption("--systest-log", dest="systest_log", metavar="FILE", default=None,
                     help="keep everything the checks ran and saw in FILE")
 
@@ -183,8 +185,17 @@ def is_ours(item) -> bool:
     return HERE in Path(str(item.path)).resolve().parents
 
 
+def check_number(item) -> int:
+    return item.get_closest_marker("systest_check").args[0]
+
+
 def pytest_collection_modifyitems(config, items):
+    """The checks run in the order of their numbers, whichever file holds them (each file holds
+    one group: test_install_and_boot.py, test_daemon_life.py, …); other tests keep their places."""
     run = run_of(config)
+    places = [index for index, item in enumerate(items) if is_ours(item) and item.get_closest_marker("systest_check")]
+    for index, item in zip(places, sorted((items[index] for index in places), key=check_number)):
+        items[index] = item
     for item in items:
         if not is_ours(item):
             continue
@@ -312,7 +323,7 @@ def rebooted(ct: Container, request) -> Container:
 @pytest.fixture(scope="session")
 def booted(rebooted: Container, request) -> Container:
     """The boot finished; the boot start's records (the daemon's and systemd's about this
-    invocation) taken now, for check 11, before the checks provoke failures on purpose."""
+    invocation) taken now, for check 14, before the checks provoke failures on purpose."""
     ct = rebooted
     run = run_of(request.config)
     try:

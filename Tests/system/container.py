@@ -280,7 +280,7 @@ class Container:
         self.nspawn: subprocess.Popen | None = None
         self.leader: int | None = None
         self.mounted: list[str] = []
-        # What the checks leave for later ones (check 10's launch for check 16, …).
+        # What the checks leave for later ones (check 8's launch for check 9, …).
         self.memo = SimpleNamespace(ran=set(), boot_invocation="", boot_records="", boot_warnings="",
                                     plugins_launch="", splashd_ids="")
 
@@ -503,7 +503,7 @@ class Container:
             shutil.copy(self.deb, self.files)
             if self.host("dpkg-deb", "--contents", self.files / self.deb_name).returncode != 0:
                 raise SetupError(f"system-test: {self.deb} is not a readable package")
-            # The other binary packages of the same build (design §11), for check 17.
+            # The other binary packages of the same build (design §11), for check 18.
             self.split_version = self.host("dpkg-deb", "-f", self.deb, "Version").stdout.strip()
             directory = os.path.dirname(self.deb)
             for sibling in ("splashd-web", "splashd-otel", "splashd-kms", "splashd-themes"):
