@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import SplashBuiltins
 import SplashCore
 import SplashJSON
 import SplashDaemon

@@ -1,4 +1,5 @@
 import Logging
+import SplashBuiltins
 import SplashCore
 import SplashJSON
 import SplashDaemon

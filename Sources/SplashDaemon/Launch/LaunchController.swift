@@ -4,7 +4,7 @@ public import Glibc
 public import Logging
 public import SplashCore
 import SplashJSON
-import SplashBuiltins
+public import SplashBuiltins
 import SplashPlugins
 
 /// Runs launches: owns the `LaunchMachine`, runs step attempts through plugins, keeps time with an

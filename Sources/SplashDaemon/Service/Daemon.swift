@@ -9,6 +9,7 @@ import Foundation
 public import Logging
 import NIOPosix
 import ServiceLifecycle
+public import SplashBuiltins
 public import SplashConfig
 import SplashCore
 public import SplashPlugins

@@ -1,13 +1,14 @@
 import AsyncHTTPClient
-import Logging
+package import Logging
 public import NIOCore
-import SplashBuiltins
-import SplashCore
-import SplashJSON
+package import SplashCore
+package import SplashJSON
 public import SplashPlugins
 
 /// The built-in bootstrap plugins and what the daemon shares with them: the device's state
-/// directory and one HTTP client, created at the first request.
+/// directory and one HTTP client, created at the first request. The rest is the daemon's
+/// (`package`): what the socket's `action`, `open`, `sign-in` and `sign-out` do to the
+/// built-ins' inbox and files.
 public struct BuiltinServices: Sendable {
     public let device: DeviceState
     let http: SharedHTTPClient
@@ -35,18 +36,18 @@ public struct BuiltinServices: Sendable {
     }
 
     /// Queues an `action` / `open` for the running launch's quick-action step.
-    func post(_ input: QuickInput) { inbox.post(input) }
+    package func post(_ input: QuickInput) { inbox.post(input) }
 
     /// Inputs that arrived after the quick-action step had run; they are routed as events instead.
-    func leftoverInputs() -> [QuickInput] { inbox.drain() }
+    package func leftoverInputs() -> [QuickInput] { inbox.drain() }
 
     /// A new launch: inputs of the last one are gone.
-    func launchStarted() { inbox.reset() }
+    package func launchStarted() { inbox.reset() }
 
     /// The event for an `action` / `open` after `finished`, routed by `graph`'s quick-action step
     /// (its parsed scheme, routes and actions); nil when that step's router does not know it.
     /// Without a quick-action step, every input is passed on as it is.
-    func event(for input: QuickInput, graph: StepGraph, logger: Logger) -> ServerMessage? {
+    package func event(for input: QuickInput, graph: StepGraph, logger: Logger) -> ServerMessage? {
         guard let step = graph.steps.first(where: { $0.plugin == BuiltinPlugin.quickAction.name }) else {
             return Self.event(input, resolution: nil)
         }
@@ -55,7 +56,7 @@ public struct BuiltinServices: Sendable {
     }
 
     /// Where `input` goes under the quick-action `step`'s options; nil (logged) when nowhere.
-    func resolve(_ input: QuickInput, step: StepSpec, logger: Logger) -> QuickActionRouter.Resolution? {
+    package func resolve(_ input: QuickInput, step: StepSpec, logger: Logger) -> QuickActionRouter.Resolution? {
         let router: QuickActionRouter
         do {
             router = QuickActionRouter(options: try step.builtinOptions(QuickActionOptions.self))
@@ -70,7 +71,7 @@ public struct BuiltinServices: Sendable {
         return resolution
     }
 
-    static func event(_ input: QuickInput, resolution: QuickActionRouter.Resolution?) -> ServerMessage {
+    package static func event(_ input: QuickInput, resolution: QuickActionRouter.Resolution?) -> ServerMessage {
         var fields: [String: JSONValue] = [:]
         switch input {
         case .action(let name): fields["name"] = .string(name)
@@ -85,7 +86,7 @@ public struct BuiltinServices: Sendable {
     }
 
     /// Stores the session the app hands over with `sign-in`, where `graph`'s auth-refresh step reads it.
-    func signIn(_ json: [String: JSONValue], graph: StepGraph, logger: Logger) -> Result<Void, ProtocolError> {
+    package func signIn(_ json: [String: JSONValue], graph: StepGraph, logger: Logger) -> Result<Void, ProtocolError> {
         let store: SessionStore
         do { store = try sessionStore(graph) } catch { return .failure(error) }
         let session: Session
@@ -105,7 +106,7 @@ public struct BuiltinServices: Sendable {
     }
 
     /// Removes the stored session (`sign-out`).
-    func signOut(graph: StepGraph, logger: Logger) -> Result<Void, ProtocolError> {
+    package func signOut(graph: StepGraph, logger: Logger) -> Result<Void, ProtocolError> {
         let store: SessionStore
         do { store = try sessionStore(graph) } catch { return .failure(error) }
         do {
@@ -119,11 +120,11 @@ public struct BuiltinServices: Sendable {
     }
 
     /// Remembers that a launch on this device reached `finished` (for `first_launch`).
-    func launchFinished(logger: Logger) {
+    package func launchFinished(logger: Logger) {
         do { try device.recordFinishedLaunch() } catch { logger.error("\(error)") }
     }
 
-    func shutdown() async { await http.shutdown() }
+    package func shutdown() async { await http.shutdown() }
 
     /// The session file of `graph`'s auth-refresh step, from its parsed options.
     private func sessionStore(_ graph: StepGraph) throws(ProtocolError) -> SessionStore {

@@ -1,6 +1,5 @@
-import Logging
-import SplashBuiltins
-import SplashCore
+package import Logging
+package import SplashCore
 import SplashPlugins
 import SplashSupport
 
@@ -10,7 +9,7 @@ extension BuiltinServices {
     /// the built-in steps' own files (session, config cache and its ETag, launch counter) where
     /// `graph` puts them elsewhere. Returns the paths removed; each removal is logged.
     @discardableResult
-    func removeStaleTemporaries(graph: StepGraph, logger: Logger) -> [String] {
+    package func removeStaleTemporaries(graph: StepGraph, logger: Logger) -> [String] {
         var elsewhere: [String: Set<String>] = [:]
         for path in builtinFiles(graph) {
             let slash = path.lastIndex(of: "/")
