@@ -17,7 +17,7 @@ let package = Package(
         .executable(name: "splashctl", targets: ["splashctl"]),
         .executable(name: "splashd-web", targets: ["splashd-web"]),
         .executable(name: "splashd-otel", targets: ["splashd-otel"]),
-        .library(name: "SplashCore", targets: ["SplashCore", "SplashJSON"]),
+        .library(name: "SplashCore", targets: ["SplashCore", "SplashProtocol", "SplashJSON"]),
         .library(name: "SplashClient", targets: ["SplashClient"]),
         // The fuzz targets, for the libFuzzer executables of the package in Fuzz/.
         .library(name: "SplashFuzz", targets: ["SplashFuzz"]),
@@ -46,10 +46,14 @@ let package = Package(
     ],
     targets: [
         // JSON as the protocol and the records use it: a value, its writer, Codable to and from
-        // it, UTC timestamps. (Parsing, bounded, is the protocol's: SplashCore's WireObject.)
+        // it, UTC timestamps. (Parsing, bounded, is the protocol's: SplashProtocol's WireObject.)
         .target(name: "SplashJSON", swiftSettings: strict),
-        // Pure core: graph, phase machine, protocol types. No sockets, files or processes.
-        .target(name: "SplashCore", dependencies: ["SplashJSON"], swiftSettings: strict),
+        // The socket protocol, pure: its messages and their codec, and the words a state carries
+        // (phase, error codes, destination, mode). Knows no launch machine: the clients speak it
+        // without one.
+        .target(name: "SplashProtocol", dependencies: ["SplashJSON"], swiftSettings: strict),
+        // Pure core: graph, phase machine, history, modes. No sockets, files or processes.
+        .target(name: "SplashCore", dependencies: ["SplashJSON", "SplashProtocol"], swiftSettings: strict),
         // What every program needs and no domain owns: the one bounded file reader, crash-safe
         // file replacement (AtomicFile), the environment, unbuffered stdout/stderr.
         .target(
@@ -59,10 +63,10 @@ let package = Package(
         ),
         // TOML configuration and plugin manifests -> core types, with located errors. Its own TOML
         // reader: TOMLKit (toml++) autolinked full Foundation and ICU (see docs/benchmarks.md).
-        .target(name: "SplashConfig", dependencies: ["SplashCore", "SplashSupport"], swiftSettings: strict),
+        .target(name: "SplashConfig", dependencies: ["SplashCore", "SplashProtocol", "SplashSupport"], swiftSettings: strict),
         // Renderer themes (theme.toml and its files), read with located errors: splashd-web's and
         // the native renderer's. The daemon does not link it.
-        .target(name: "SplashTheme", dependencies: ["SplashCore", "SplashConfig", "SplashSupport"], swiftSettings: strict),
+        .target(name: "SplashTheme", dependencies: ["SplashCore", "SplashProtocol", "SplashConfig", "SplashSupport"], swiftSettings: strict),
         // Plugins: the step plugin protocol, the signal plugin, external plugin processes and their
         // process groups, the device's state they read (the built-ins are SplashBuiltins).
         .target(
@@ -103,12 +107,12 @@ let package = Package(
         .target(name: "SplashJournalReader", dependencies: ["CLibsystemd", "SplashCore"], swiftSettings: strict),
         // The operators' reports of the history, pure: blame, critical-chain, the SVG plot, the
         // graph as DOT, history's lines (the daemon answers them; splashctl prints them).
-        .target(name: "SplashReports", dependencies: ["SplashCore"], swiftSettings: strict),
+        .target(name: "SplashReports", dependencies: ["SplashCore", "SplashProtocol"], swiftSettings: strict),
         // What the native renderer shows and when, with no drawing and no device: the view of a
         // state, the timeline, the turn, the renderer's machine, the presses' outputs, the
         // first-frame cache's formats. Pure (no C library: no cairo, pango, libdrm, libinput), so
         // its tests build without them; SplashDraw paints it, SplashKMS puts it on the display.
-        .target(name: "SplashScene", dependencies: ["SplashCore", "SplashTheme"], swiftSettings: strict),
+        .target(name: "SplashScene", dependencies: ["SplashCore", "SplashProtocol", "SplashTheme"], swiftSettings: strict),
         // The native renderer's drawing (design §13): Debian's C libraries made for the job. cairo
         // draws (and reads PNG logos), pango lays out and draws the theme's texts in its font
         // (HarfBuzz, FreeType, fontconfig beneath), librsvg draws SVG logos (loaded with dlopen in the
@@ -123,7 +127,7 @@ let package = Package(
         // native renderer links it.
         .target(
             name: "SplashDraw",
-            dependencies: ["CCairo", "CPango", "SplashCore", "SplashScene", "SplashTheme"],
+            dependencies: ["CCairo", "CPango", "SplashCore", "SplashProtocol", "SplashScene", "SplashTheme"],
             swiftSettings: strict,
             // A theme's own font file goes to fontconfig, and pango's fontconfig map is told
             // (pango_fc_font_map_config_changed): both libraries pangocairo already loads, so
@@ -134,7 +138,7 @@ let package = Package(
         .target(
             name: "SplashBuiltins",
             dependencies: [
-                "SplashCore", "SplashPlugins", "SplashSupport",
+                "SplashCore", "SplashProtocol", "SplashPlugins", "SplashSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -148,7 +152,7 @@ let package = Package(
         .target(
             name: "SplashDaemon",
             dependencies: [
-                "CLinuxShims", "CLibsystemd", "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashJournalWriter", "SplashReports",
+                "CLinuxShims", "CLibsystemd", "SplashCore", "SplashProtocol", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashJournalWriter", "SplashReports",
                 "SplashLines", "SplashSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -165,7 +169,7 @@ let package = Package(
         .target(
             name: "SplashWeb",
             dependencies: [
-                "SplashCore", "SplashConfig", "SplashLines", "SplashSupport", "SplashTheme",
+                "SplashCore", "SplashProtocol", "SplashConfig", "SplashLines", "SplashSupport", "SplashTheme",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -178,7 +182,7 @@ let package = Package(
         .executableTarget(
             name: "splashd-web",
             dependencies: [
-                "SplashWeb", "SplashCore", "SplashSupport", "SplashJournalWriter", "SplashTheme",
+                "SplashWeb", "SplashCore", "SplashProtocol", "SplashSupport", "SplashJournalWriter", "SplashTheme",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -198,7 +202,7 @@ let package = Package(
         .executableTarget(
             name: "splashd-otel",
             dependencies: [
-                "SplashTelemetry", "SplashClient", "SplashCore", "SplashSupport", "SplashJournalWriter",
+                "SplashTelemetry", "SplashClient", "SplashCore", "SplashProtocol", "SplashSupport", "SplashJournalWriter",
                 .product(name: "OTel", package: "swift-otel"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -212,7 +216,7 @@ let package = Package(
         // A small blocking line client of the socket protocol (splashctl, tests, benchmarks).
         .target(
             name: "SplashClient",
-            dependencies: ["SplashCore", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["SplashCore", "SplashProtocol", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -228,7 +232,7 @@ let package = Package(
         .target(
             name: "SplashctlCommands",
             dependencies: [
-                "CLinuxShims", "SplashClient", "SplashCore", "SplashJournalReader", "SplashSupport",
+                "CLinuxShims", "SplashClient", "SplashCore", "SplashProtocol", "SplashJournalReader", "SplashSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // `screenshot --web` asks splashd-web over HTTP (already in the splashd binary).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -241,7 +245,7 @@ let package = Package(
         .target(
             name: "SplashFuzz",
             dependencies: [
-                "SplashCore", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashWeb", "SplashTheme", "SplashTelemetry",
+                "SplashCore", "SplashProtocol", "SplashConfig", "SplashPlugins", "SplashBuiltins", "SplashWeb", "SplashTheme", "SplashTelemetry",
                 "SplashDraw", "SplashKMS", "SplashScene",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -265,7 +269,7 @@ let package = Package(
         .executableTarget(
             name: "splashd-kms",
             dependencies: [
-                "SplashKMS", "SplashDraw", "SplashScene", "SplashClient", "SplashCore", "SplashSupport", "SplashJournalWriter", "SplashTheme", "CLinuxShims",
+                "SplashKMS", "SplashDraw", "SplashScene", "SplashClient", "SplashCore", "SplashProtocol", "SplashSupport", "SplashJournalWriter", "SplashTheme", "CLinuxShims",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -279,7 +283,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "SplashCore", "SplashClient",
+                "SplashCore", "SplashProtocol", "SplashClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -288,22 +292,25 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),
-        .testTarget(name: "SplashCoreTests", dependencies: ["SplashCore", "SplashReports", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SplashJSONTests", dependencies: ["SplashJSON", "SplashProtocol"], swiftSettings: strict),
+        .testTarget(name: "SplashProtocolTests", dependencies: ["SplashProtocol", "SplashJSON"], swiftSettings: strict),
+        .testTarget(name: "SplashCoreTests", dependencies: ["SplashCore", "SplashProtocol", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SplashReportsTests", dependencies: ["SplashReports", "SplashCore", "SplashProtocol", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SplashSupportTests", dependencies: ["SplashSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SplashConfigTests", dependencies: ["SplashConfig", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SplashThemeTests", dependencies: ["SplashTheme", "SplashConfig", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "SplashDrawTests", dependencies: ["SplashDraw", "SplashScene", "SplashTheme", "SplashCore", "TestSupport"],
+            name: "SplashDrawTests", dependencies: ["SplashDraw", "SplashScene", "SplashTheme", "SplashCore", "SplashProtocol", "TestSupport"],
             exclude: ["References"], swiftSettings: strict
         ),
         // The native renderer's pure parts, with no C library linked (no libdrm, libinput, cairo
         // or pango to build them): its machine on a test clock, the first-frame cache's formats and
         // its index, the modes chosen, the presses' outputs, the screen's pixel formats.
-        .testTarget(name: "SplashSceneTests", dependencies: ["SplashScene", "SplashCore", "SplashTheme", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SplashSceneTests", dependencies: ["SplashScene", "SplashCore", "SplashProtocol", "SplashTheme", "TestSupport"], swiftSettings: strict),
         // The native renderer's adapters that need no display: the lock, the device wait, the
         // drawing turned, reading a screen back.
         .testTarget(
-            name: "SplashKMSTests", dependencies: ["SplashKMS", "SplashDraw", "SplashScene", "SplashCore", "SplashTheme", "TestSupport"],
+            name: "SplashKMSTests", dependencies: ["SplashKMS", "SplashDraw", "SplashScene", "SplashCore", "SplashProtocol", "SplashTheme", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -339,7 +346,7 @@ let package = Package(
         .testTarget(
             name: "SplashWebTests",
             dependencies: [
-                "SplashWeb", "SplashTheme", "SplashConfig", "SplashCore", "TestSupport",
+                "SplashWeb", "SplashTheme", "SplashConfig", "SplashCore", "SplashProtocol", "TestSupport",
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -347,14 +354,14 @@ let package = Package(
         ),
         .testTarget(
             name: "SplashTelemetryTests",
-            dependencies: ["SplashTelemetry", "SplashCore", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["SplashTelemetry", "SplashCore", "SplashProtocol", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(name: "SplashClientTests", dependencies: ["SplashClient", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",
             // The executables are dependencies so `swift test` builds them; the tests run the binaries.
-            dependencies: ["SplashClient", "SplashCore", "SplashKMS", "SplashScene", "TestSupport", "splashd", "splashctl", "splashd-web", "splashd-otel", "splashd-kms", "toml-test-decoder"],
+            dependencies: ["SplashClient", "SplashCore", "SplashProtocol", "SplashKMS", "SplashScene", "TestSupport", "splashd", "splashctl", "splashd-web", "splashd-otel", "splashd-kms", "toml-test-decoder"],
             swiftSettings: strict
         ),
     ],

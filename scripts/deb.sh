@@ -17,7 +17,7 @@
 # dist/splashd-themes_VERSION_all.deb (the themes renderers share), and
 # prints their paths.
 #
-# The version is splashdVersion (Sources/SplashCore/Protocol/ServerMessage.swift) with the Debian revision
+# The version is splashdVersion (Sources/SplashProtocol/ServerMessage.swift) with the Debian revision
 # of the newest entry in packaging/debian/changelog, which must be for that version. The build is
 # reproducible: every time stamp is SOURCE_DATE_EPOCH (default: that changelog entry's date),
 # files are root-owned with modes 0755/0644, and dpkg-deb writes them sorted.
@@ -29,7 +29,7 @@ umask 022
 binaries=${1:?usage: scripts/deb.sh BINARIES_DIR}
 changelog=packaging/debian/changelog
 
-upstream=$(sed -n 's/^public let splashdVersion = "\(.*\)"$/\1/p' Sources/SplashCore/Protocol/ServerMessage.swift)
+upstream=$(sed -n 's/^public let splashdVersion = "\(.*\)"$/\1/p' Sources/SplashProtocol/ServerMessage.swift)
 version=$(dpkg-parsechangelog -l "$changelog" -S Version)
 if [[ -z $upstream || ${version%-*} != "$upstream" ]]; then
     echo "deb: $changelog is at $version but splashdVersion is '$upstream': add a changelog entry" >&2

@@ -5,6 +5,7 @@ import Logging
 public import SplashCore
 public import SplashJSON
 public import SplashPlugins
+public import SplashProtocol
 
 /// The `auth-refresh` built-in: is a user signed in, refreshing the session's tokens if needed.
 ///

@@ -4,6 +4,7 @@ public import NIOCore
 package import SplashCore
 package import SplashJSON
 public import SplashPlugins
+package import SplashProtocol
 
 /// The built-in bootstrap plugins and what the daemon shares with them: the device's state
 /// directory and one HTTP client, created at the first request. The rest is the daemon's

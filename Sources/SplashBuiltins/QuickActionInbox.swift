@@ -1,3 +1,4 @@
+import SplashProtocol
 import Synchronization
 import SplashCore
 

@@ -1,5 +1,6 @@
 import SplashCore
 import SplashPlugins
+import SplashProtocol
 
 /// Deep-link parsing: scheme, host-and-path forms, path checks. See `QuickActionRouter`.
 extension QuickActionRouter {

@@ -1,4 +1,5 @@
 public import SplashCore
+import SplashProtocol
 
 /// Decides where a quick action or deep link goes, from a `quick-action` step's checked options
 /// (`QuickActionOptions`: `scheme`, `routes`, `actions`; routes follow `RoutePath`).

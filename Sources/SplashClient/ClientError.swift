@@ -1,4 +1,5 @@
-public import SplashCore
+import SplashCore
+public import SplashProtocol
 
 /// Why a call on a `SplashConnection` failed.
 ///

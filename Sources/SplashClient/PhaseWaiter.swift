@@ -1,4 +1,5 @@
-public import SplashCore
+import SplashCore
+public import SplashProtocol
 
 /// Waits until the splash reaches a phase: the logic behind `splashctl wait`.
 ///

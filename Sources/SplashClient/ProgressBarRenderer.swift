@@ -1,4 +1,5 @@
-public import SplashCore
+import SplashCore
+public import SplashProtocol
 
 /// The live view `splashctl watch` draws on a terminal: a bar and the running steps, redrawn in place.
 public enum ProgressBarRenderer {

@@ -1,4 +1,5 @@
-public import SplashCore
+import SplashCore
+public import SplashProtocol
 
 extension SplashConnection {
     /// Subscribes and hands every state (with its raw line) to `body` until `body` returns false.

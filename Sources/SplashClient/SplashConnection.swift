@@ -1,5 +1,6 @@
-public import SplashCore
+import SplashCore
 import SplashJSON
+public import SplashProtocol
 
 /// A blocking client connection to splashd's Unix socket.
 ///

@@ -1,4 +1,5 @@
-public import SplashCore
+import SplashCore
+public import SplashProtocol
 
 /// Renders states for people: the `splashctl status` table and the `splashctl watch` lines.
 public enum StatusRenderer {

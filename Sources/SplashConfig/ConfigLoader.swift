@@ -1,4 +1,5 @@
 import SplashCore
+import SplashProtocol
 import SplashSupport
 
 /// Reads the daemon's TOML configuration into a validated `DaemonConfig`.

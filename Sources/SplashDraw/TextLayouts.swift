@@ -1,5 +1,6 @@
 import CPango
 import SplashCore
+import SplashProtocol
 
 /// The painter's texts laid out by pango, kept for the next frame: every text of the theme at a
 /// few sizes, and the step and error messages of the moment, at most `maximum` of them (then it

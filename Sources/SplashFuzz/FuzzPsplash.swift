@@ -1,4 +1,5 @@
 import SplashCore
+import SplashProtocol
 
 /// psplash's FIFO: any bytes, in any pieces, read into commands and then into the update view.
 enum FuzzPsplash {

@@ -1,4 +1,5 @@
 import SplashCore
+import SplashProtocol
 
 /// A request line: parsed the way the connection handler parses it; an accepted request, encoded
 /// again, parses to the same request.

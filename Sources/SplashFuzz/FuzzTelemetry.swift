@@ -1,4 +1,5 @@
 import SplashCore
+import SplashProtocol
 import SplashTelemetry
 
 /// What `splashd-otel` reads: its cursor file, and splashd's `records` reply that it turns into

@@ -1,5 +1,6 @@
 public import SplashCore
 public import SplashJSON
+public import SplashProtocol
 
 /// `blame`: the steps of a launch, slowest first, like `systemd-analyze blame`.
 public enum Blame {

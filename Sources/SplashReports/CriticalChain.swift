@@ -1,5 +1,6 @@
 public import SplashCore
 public import SplashJSON
+public import SplashProtocol
 
 /// `critical-chain`: the steps that decided when the splash could be dismissed.
 ///

@@ -1,4 +1,5 @@
 public import SplashCore
+import SplashProtocol
 
 /// `plot`: an SVG Gantt chart of one launch — the picture an operator attaches to a bug report.
 ///

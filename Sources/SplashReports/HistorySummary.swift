@@ -1,5 +1,6 @@
 public import SplashCore
 public import SplashJSON
+public import SplashProtocol
 
 /// `history`: the last launches, one line each.
 public enum HistorySummary {

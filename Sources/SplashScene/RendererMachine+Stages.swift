@@ -1,4 +1,5 @@
-public import SplashCore
+public import SplashProtocol
+import SplashCore
 
 extension RendererMachine {
     // MARK: - States

@@ -1,4 +1,5 @@
-public import SplashCore
+public import SplashProtocol
+import SplashCore
 
 extension RendererMachine {
     /// A connector's id: the output's identity on its device.

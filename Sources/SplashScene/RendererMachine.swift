@@ -1,3 +1,4 @@
+import SplashProtocol
 import SplashCore
 public import SplashTheme
 

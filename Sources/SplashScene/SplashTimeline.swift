@@ -1,3 +1,4 @@
+import SplashProtocol
 import SplashCore
 
 /// When things move: design §10's timeline, which the native renderer keeps (§13). Pure: every

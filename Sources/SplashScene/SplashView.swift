@@ -1,4 +1,5 @@
-public import SplashCore
+import SplashCore
+public import SplashProtocol
 public import SplashTheme
 
 /// What the splash shows, from the latest state: the part of a `StateMessage` a renderer draws,

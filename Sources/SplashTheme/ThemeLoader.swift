@@ -1,5 +1,6 @@
 public import SplashConfig
 import SplashCore
+import SplashProtocol
 import SplashSupport
 
 #if canImport(Glibc)

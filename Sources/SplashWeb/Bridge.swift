@@ -4,6 +4,7 @@ import NIOPosix
 import SplashCore
 import SplashJSON
 import SplashLines
+import SplashProtocol
 
 /// The hub of `splashd-web`: one connection to splashd, any number of pages.
 ///

@@ -1,4 +1,5 @@
-public import SplashCore
+import SplashCore
+public import SplashProtocol
 
 /// Who may talk to the bridge, and what a page may ask of the daemon. Pure: no I/O.
 ///

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SplashCore
+import SplashProtocol
 
 /// A control command: it sends one request, prints nothing on success and the daemon's message on
 /// refusal. Each is a declaration and its request, so they share this file.

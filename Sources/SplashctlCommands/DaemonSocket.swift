@@ -2,6 +2,7 @@ import ArgumentParser
 import Glibc
 import SplashClient
 import SplashCore
+import SplashProtocol
 import SplashSupport
 
 /// The daemon's socket as a subcommand uses it: opens the connection, and turns client errors
@@ -29,7 +30,7 @@ struct DaemonSocket {
     }
 
     /// Sends a control command: silent on `ok`, the daemon's message on `error`.
-    func control(_ command: SplashCore.Request.Command) throws(ExitCode) {
+    func control(_ command: SplashProtocol.Request.Command) throws(ExitCode) {
         try run { connection throws(ClientError) in
             switch try connection.request(command) {
             case .ok: return 0

@@ -2,6 +2,7 @@ import ArgumentParser
 import SplashClient
 import SplashCore
 import SplashJSON
+import SplashProtocol
 
 /// The read-only reports: `blame`, `critical-chain`, `plot`, `graph`, `history`.
 struct ReportOptions: ParsableArguments {

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Glibc
+import SplashProtocol
 import SplashSupport
 import SplashCore
 

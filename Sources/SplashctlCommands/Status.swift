@@ -1,6 +1,7 @@
 import ArgumentParser
 import SplashClient
 import SplashCore
+import SplashProtocol
 
 /// `splashctl status`: the current state as a table, or as its JSON line.
 struct Status: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Glibc
-import SplashCore
+import SplashProtocol
 import SplashSupport
 
 /// `splashctl update`: the update view for any updater (design §15), one word at a time.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import SplashClient
 import SplashCore
+import SplashProtocol
 
 /// `splashctl wait PHASE`: block until the splash reaches a phase (for `ExecStartPre=`).
 struct Wait: ParsableCommand {

@@ -3,6 +3,7 @@ import Glibc
 import NIOCore
 import SplashCore
 import SplashJSON
+import SplashProtocol
 import SplashSupport
 
 /// `splashctl screenshot --web`: the page's own picture, asked of splashd-web's bridge with the

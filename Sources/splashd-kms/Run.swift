@@ -6,6 +6,7 @@ import SplashClient
 import SplashCore
 import SplashDraw
 import SplashKMS
+import SplashProtocol
 import SplashSupport
 import SplashJournalWriter
 import SplashTheme

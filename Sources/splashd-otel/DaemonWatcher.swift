@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SplashClient
 import SplashCore
+import SplashProtocol
 import SplashTelemetry
 
 /// Follows splashd's states on a thread of its own (the client is blocking) and turns them into

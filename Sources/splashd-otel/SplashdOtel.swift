@@ -7,6 +7,7 @@ import Logging
 import SplashClient
 import SplashCore
 import SplashJournalWriter
+import SplashProtocol
 import SplashTelemetry
 import UnixSignals
 import SplashSupport

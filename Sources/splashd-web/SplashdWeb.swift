@@ -5,6 +5,7 @@ import ArgumentParser
 import Logging
 import NIOPosix
 import SplashCore
+import SplashProtocol
 import SplashSupport
 import SplashJournalWriter
 import SplashTheme

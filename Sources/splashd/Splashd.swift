@@ -5,6 +5,7 @@ public import ArgumentParser
 import Logging
 import SplashConfig
 import SplashCore
+import SplashProtocol
 import SplashctlCommands
 import SplashDaemon
 import SplashJournalWriter

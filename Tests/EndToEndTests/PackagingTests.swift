@@ -1,5 +1,6 @@
 import Foundation
 import SplashCore
+import SplashProtocol
 import Testing
 import TestSupport
 

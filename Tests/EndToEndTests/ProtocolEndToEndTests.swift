@@ -1,6 +1,7 @@
 import Foundation
 import SplashClient
 import SplashCore
+import SplashProtocol
 import Testing
 import TestSupport
 

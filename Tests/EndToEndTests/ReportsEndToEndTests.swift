@@ -3,6 +3,7 @@ import FoundationXML
 import SplashClient
 import SplashCore
 import SplashJSON
+import SplashProtocol
 import Testing
 import TestSupport
 

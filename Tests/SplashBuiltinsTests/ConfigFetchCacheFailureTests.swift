@@ -1,6 +1,7 @@
 import Foundation
 import SplashBuiltins
 import SplashCore
+import SplashProtocol
 import Testing
 import TestSupport
 

@@ -3,6 +3,7 @@ import SplashBuiltins
 import SplashCore
 import SplashJSON
 import SplashPlugins
+import SplashProtocol
 import TestSupport
 import Testing
 

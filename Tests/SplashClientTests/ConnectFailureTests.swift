@@ -1,6 +1,7 @@
 import Glibc
 import SplashClient
 import SplashCore
+import SplashProtocol
 import Testing
 
 /// Connecting when there is no daemon, or no right to talk to it.

@@ -1,6 +1,7 @@
 import Glibc
 import SplashClient
 import SplashCore
+import SplashProtocol
 import Testing
 
 /// `SplashConnection` against a scripted server on a real Unix socket.

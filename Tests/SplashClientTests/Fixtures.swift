@@ -1,5 +1,6 @@
 import SplashCore
 import SplashJSON
+import SplashProtocol
 
 /// Sample states for rendering and protocol tests.
 enum Fixtures {

@@ -1,5 +1,6 @@
 import SplashClient
 import SplashCore
+import SplashProtocol
 import Testing
 
 /// `PhaseWaiter` and `watch` against a scripted server that streams states.

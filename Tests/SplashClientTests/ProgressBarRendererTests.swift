@@ -1,5 +1,6 @@
 import SplashClient
 import SplashCore
+import SplashProtocol
 import Testing
 
 @Suite struct ProgressBarRendererTests {

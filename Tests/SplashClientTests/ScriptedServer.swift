@@ -1,5 +1,6 @@
 import Glibc
 import SplashCore
+import SplashProtocol
 import Synchronization
 
 /// A real listening `AF_UNIX` socket in a fresh temp directory, serving one client from a thread.

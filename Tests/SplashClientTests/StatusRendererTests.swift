@@ -1,5 +1,6 @@
 import SplashClient
 import SplashCore
+import SplashProtocol
 import Testing
 
 /// The exact text of `splashctl status` and `splashctl watch`.

@@ -1,4 +1,5 @@
 import SplashCore
+import SplashProtocol
 import Testing
 
 /// Every row of the phase table, at the instants the contract names.

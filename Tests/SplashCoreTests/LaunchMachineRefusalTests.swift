@@ -1,4 +1,5 @@
 import SplashCore
+import SplashProtocol
 import Testing
 
 /// Every transition the phase table does not allow is refused with `invalid-transition`, changing nothing.

@@ -1,4 +1,5 @@
 import SplashCore
+import SplashProtocol
 import Testing
 
 /// Scheduling, retries, timeouts, skips, progress and messages.

@@ -1,4 +1,5 @@
 import SplashCore
+import SplashProtocol
 import Testing
 
 /// The machine's stage carries exactly the data of its phase, and a launch's start resets what

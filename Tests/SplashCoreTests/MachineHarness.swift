@@ -1,5 +1,6 @@
 import SplashCore
 import SplashJSON
+import SplashProtocol
 import Testing
 
 /// Drives a `LaunchMachine` on explicit instants (milliseconds) and remembers what it asked for.

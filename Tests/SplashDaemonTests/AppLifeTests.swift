@@ -7,6 +7,7 @@ import SplashCore
 import SplashJSON
 import SplashDaemon
 import SplashPlugins
+import SplashProtocol
 import Synchronization
 import Testing
 import TestSupport

@@ -1,5 +1,6 @@
 import SplashCore
 @testable import SplashDaemon
+import SplashProtocol
 import Testing
 
 /// `AppLife` on its own: what the app's news comes to, with no bus, ledger or controller

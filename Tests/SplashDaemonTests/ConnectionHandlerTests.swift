@@ -4,6 +4,7 @@ import NIOCore
 import NIOEmbedded
 import SplashCore
 @testable import SplashDaemon
+import SplashProtocol
 import Testing
 
 /// One connection's handler on an `EmbeddedChannel`, with the decoder in front of it as the socket

@@ -4,6 +4,7 @@ import SplashCore
 import SplashJSON
 import SplashDaemon
 import SplashPlugins
+import SplashProtocol
 import Testing
 import TestSupport
 

@@ -2,6 +2,7 @@ import Foundation
 import SplashCore
 import SplashDaemon
 import SplashPlugins
+import SplashProtocol
 import Testing
 import TestSupport
 

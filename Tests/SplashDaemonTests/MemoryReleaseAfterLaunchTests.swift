@@ -1,5 +1,6 @@
 import SplashCore
 @testable import SplashDaemon
+import SplashProtocol
 import Synchronization
 import Testing
 import TestSupport

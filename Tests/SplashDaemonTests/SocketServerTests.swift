@@ -4,6 +4,7 @@ import NIOPosix
 import SplashCore
 import SplashJSON
 @testable import SplashDaemon
+import SplashProtocol
 import Testing
 import TestSupport
 

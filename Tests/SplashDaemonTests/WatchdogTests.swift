@@ -1,4 +1,5 @@
 import Foundation
+import SplashProtocol
 import Synchronization
 import SplashCore
 import SplashDaemon

@@ -1,6 +1,7 @@
 import Foundation
 import SplashCore
 @testable import SplashDraw
+import SplashProtocol
 import SplashTheme
 import Testing
 import TestSupport

@@ -1,3 +1,4 @@
+import SplashProtocol
 import SplashCore
 @testable import SplashScene
 import Testing

@@ -1,4 +1,5 @@
 import SplashCore
+import SplashProtocol
 import SplashScene
 import SplashTheme
 import Testing

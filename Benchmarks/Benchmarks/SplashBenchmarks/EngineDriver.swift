@@ -1,5 +1,6 @@
 import Benchmark
 import SplashCore
+import SplashProtocol
 
 /// Step graphs for the engine benchmarks.
 enum EngineGraphs {

@@ -1,5 +1,6 @@
 import Benchmark
 import SplashCore
+import SplashProtocol
 
 // In-process figures of splashd: the launch engine (`LaunchMachine`, driven the way
 // `LaunchController` drives it) and the protocol's encode / decode. Whole-process figures

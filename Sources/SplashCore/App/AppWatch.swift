@@ -1,3 +1,5 @@
+public import SplashProtocol
+
 /// Watches the app (design §14): decides, from what systemd reports about the app's unit, the app's
 /// heartbeats and the passing of time, when the app is dead or hung and when restarting it has
 /// become a crash loop.

@@ -1,4 +1,5 @@
 import SplashJSON
+public import SplashProtocol
 
 /// A bad option of a built-in plugin: which option, and what is wrong with it.
 ///

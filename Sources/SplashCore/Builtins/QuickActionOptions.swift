@@ -1,4 +1,5 @@
 public import SplashJSON
+import SplashProtocol
 
 /// The options of a `quick-action` step, checked.
 ///

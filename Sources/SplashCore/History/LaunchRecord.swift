@@ -1,3 +1,5 @@
+public import SplashProtocol
+
 /// What one launch looked like, kept in the history: its steps' attempts, its phases, where it went.
 ///
 /// Times are milliseconds since the launch began (`atMs`, `startMs`, …), except `startedAtUnixMs`,

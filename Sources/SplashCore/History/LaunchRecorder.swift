@@ -1,3 +1,5 @@
+public import SplashProtocol
+
 /// Builds the `LaunchRecord` of the running launch from what the daemon sees.
 ///
 /// Feed it every `LaunchEvent` with its instant (`apply(_:atMs:)`), or call the individual

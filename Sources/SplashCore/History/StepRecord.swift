@@ -1,3 +1,5 @@
+public import SplashProtocol
+
 /// One step of a recorded launch: its configuration, final status and every attempt.
 public struct StepRecord: Codable, Sendable, Equatable {
     /// How one attempt ended.

@@ -1,4 +1,5 @@
 public import SplashJSON
+public import SplashProtocol
 
 /// Something that happened in a launch worth one log record (and, under journald, a MESSAGE_ID).
 public enum LaunchEvent: Sendable, Equatable {

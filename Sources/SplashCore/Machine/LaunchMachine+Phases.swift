@@ -1,3 +1,5 @@
+import SplashProtocol
+
 /// Phase changes: the hard and soft errors, the user's ways out, dismissing and finishing; and
 /// progress, computed when a state is published.
 extension LaunchMachine {

@@ -1,4 +1,5 @@
 import SplashJSON
+import SplashProtocol
 
 /// Which step runs when: attempts, retries, timeouts, skips — kept incrementally, so one input
 /// costs time in the steps it touches, not in the size of the graph.

@@ -1,4 +1,5 @@
 public import SplashJSON
+public import SplashProtocol
 
 /// The launch state machine: which steps run, which phase the splash is in, and when it moves on.
 ///

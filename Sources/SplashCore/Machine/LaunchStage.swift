@@ -1,3 +1,5 @@
+public import SplashProtocol
+
 /// Where a launch is, with exactly the data each phase has: an error exists only in `error`, the
 /// decided destination only from `dismissing` on.
 public enum LaunchStage: Sendable, Equatable {

@@ -1,3 +1,5 @@
+public import SplashProtocol
+
 /// Which mode the splash is in beside the launch: an update being installed, the device going
 /// down. A value with no I/O and no clock, as `LaunchMachine` is: its owner feeds it what the
 /// updaters and the shutdown unit said, each with the instant it happened, and carries out the
@@ -32,20 +34,9 @@ public struct ModeMachine: Sendable {
         case holdLaunch(Bool)
     }
 
-    /// What an updater said.
-    public enum UpdateInput: Sendable, Equatable {
-        /// 0...1 (clamped; not a number is ignored).
-        case progress(Double)
-        /// The updater's message; empty clears it.
-        case message(String)
-        /// A progress and the message that goes with it (RAUC's `Progress`), as one input: a state
-        /// never pairs the one with another's.
-        case step(Double, message: String)
-        /// The updater ended: `succeeded` or `failed` (with its error).
-        case ended(UpdateStatus.Result, error: String?)
-        /// psplash's `QUIT`: the update's view goes at once.
-        case quit
-    }
+    /// What an updater said (the protocol's `update` command carries it, psplash's FIFO and RAUC
+    /// are read into it).
+    public typealias UpdateInput = SplashProtocol.UpdateInput
 
     /// How long a finished update's view ("Restarting…", or its error) stays.
     public var endView: Duration

@@ -1,3 +1,5 @@
+public import SplashProtocol
+
 /// psplash's FIFO protocol, read as psplash reads it (psplash.c, `psplash_main` and
 /// `parse_command`), so that its writers — SWUpdate's `swupdate-progress -p`, Mender's state
 /// scripts, `psplash-write` — drive splashd unchanged.

@@ -1,3 +1,5 @@
+public import SplashProtocol
+
 /// RAUC's installer as splashd reads it (`de.pengutronix.rauc.Installer` on the system bus): its
 /// property changes and `Completed` signal, turned into the update view's inputs. A value with no
 /// I/O, as `ModeMachine` is.

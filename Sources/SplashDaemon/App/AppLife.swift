@@ -1,6 +1,7 @@
 import Logging
 import SplashCore
 import SplashPlugins
+import SplashProtocol
 
 /// The app's life after `finished` (design §14) as the controller keeps it, as a value: the
 /// watch of the unit (`AppWatch`), where the app is, and the state of the bus it is watched on.

@@ -1,6 +1,7 @@
 import Logging
 public import SplashCore
 import SplashPlugins
+import SplashProtocol
 import Synchronization
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import Logging
 import SplashBuiltins
 import SplashCore
 import SplashJSON
+import SplashProtocol
 
 /// `resume` (design §14): `ResumeCheck` decides; the controller runs its steps' attempts, logs,
 /// sends events and begins the launch it asks for, in the order it gives.

@@ -2,6 +2,7 @@ import Logging
 import SplashBuiltins
 import SplashCore
 import SplashJSON
+import SplashProtocol
 
 /// `resume` (design §14) as a value: the app became active again or the display woke. The session
 /// is checked in the background and a pending quick action is delivered as an event, with no

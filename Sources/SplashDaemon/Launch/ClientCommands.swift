@@ -3,6 +3,7 @@ import SplashBuiltins
 import SplashCore
 import SplashJSON
 import SplashPlugins
+import SplashProtocol
 
 /// The client commands that do not move the phase — `complete`, `action` / `open`, `sign-in` /
 /// `sign-out` — and what a launch's start and end mean for them.

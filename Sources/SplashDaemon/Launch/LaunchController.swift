@@ -6,6 +6,7 @@ public import SplashCore
 import SplashJSON
 public import SplashBuiltins
 import SplashPlugins
+public import SplashProtocol
 
 /// Runs launches: owns the `LaunchMachine`, runs step attempts through plugins, keeps time with an
 /// injected `Clock`, and publishes every new state to the broadcaster.

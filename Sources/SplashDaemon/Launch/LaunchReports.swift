@@ -1,5 +1,6 @@
 import SplashCore
 public import SplashJSON
+import SplashProtocol
 import SplashReports
 
 /// The answer to a read-only report command: `data` for programs, `text` for terminals.

@@ -1,4 +1,5 @@
 public import SplashCore
+public import SplashProtocol
 
 /// The modes beside the launch (`ModeMachine`): an update being installed, the device going down.
 extension LaunchController {

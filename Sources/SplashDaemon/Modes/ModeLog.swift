@@ -1,6 +1,7 @@
 public import Logging
 public import SplashCore
 import SplashJSON
+import SplashProtocol
 
 /// Turns the mode machine's events into log records: each key event with its `MESSAGE_ID`
 /// (`LaunchLogEvent`); the log handlers escape what an updater wrote (`LogEscaping`).

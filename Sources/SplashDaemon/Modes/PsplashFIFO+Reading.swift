@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import SplashCore
+import SplashProtocol
 import Synchronization
 
 extension PsplashFIFO {

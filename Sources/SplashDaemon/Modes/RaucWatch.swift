@@ -1,6 +1,7 @@
 import CLibsystemd
 import Logging
 import SplashCore
+import SplashProtocol
 import Synchronization
 
 #if canImport(Glibc)

@@ -14,6 +14,7 @@ public import SplashConfig
 import SplashCore
 public import SplashPlugins
 import SplashJournalWriter
+import SplashProtocol
 import UnixSignals
 
 extension SignalBoard: SignalCompleting {}

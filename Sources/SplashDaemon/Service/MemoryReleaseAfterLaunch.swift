@@ -1,5 +1,6 @@
 import Logging
 import SplashCore
+import SplashProtocol
 import SplashSupport
 
 /// A second after each launch's `finished`, gives the pages the launch touched back to the system

@@ -1,4 +1,5 @@
-public import SplashCore
+import SplashCore
+public import SplashProtocol
 
 /// The one-line `STATUS=` systemd shows for the service, from a state.
 public enum ServiceStatus {

@@ -1,4 +1,5 @@
 import SplashCore
+import SplashProtocol
 
 /// What a connection over the cap gets: one `error` line with code `busy` (with its `\n`), then
 /// the connection is closed (`AnswerAndClose`). No `hello`, and nothing the client sends is read.

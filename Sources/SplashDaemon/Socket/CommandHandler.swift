@@ -1,7 +1,8 @@
-public import SplashCore
+import SplashCore
 
 #if canImport(Glibc)
 public import Glibc
+public import SplashProtocol
 #endif
 
 /// What the socket server hands commands other than ping/state/subscribe to.

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import SplashCore
 import SplashJSON
+import SplashProtocol
 
 /// Serves one client connection: hello, request/reply, subscriptions.
 ///

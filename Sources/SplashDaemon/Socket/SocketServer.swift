@@ -7,6 +7,7 @@ import CLinuxShims
 import NIOPosix
 import SplashLines
 import SplashCore
+import SplashProtocol
 
 /// The Unix socket the daemon serves the protocol on.
 public final class SocketServer: Sendable {

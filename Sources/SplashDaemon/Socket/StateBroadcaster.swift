@@ -1,6 +1,7 @@
 public import NIOCore
 import NIOConcurrencyHelpers
-public import SplashCore
+import SplashCore
+public import SplashProtocol
 
 /// One published state, encoded once for every subscriber.
 public struct StateLine: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import SplashClient
 import SplashCore
 import SplashJSON
+import SplashProtocol
 import Testing
 import TestSupport
 

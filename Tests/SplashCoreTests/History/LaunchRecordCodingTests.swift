@@ -1,5 +1,7 @@
 import SplashCore
+import SplashProtocol
 import Testing
+import TestSupport
 
 /// The JSON form of records, the fingerprint, and the bounded JSON Lines log.
 @Suite struct LaunchRecordCodingTests {

@@ -1,5 +1,6 @@
 import SplashCore
 import SplashJSON
+import SplashProtocol
 import Testing
 
 /// A record crosses the socket as the same model the history file keeps: encoded straight into a

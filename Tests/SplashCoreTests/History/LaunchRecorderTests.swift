@@ -1,5 +1,7 @@
 import SplashCore
+import SplashProtocol
 import Testing
+import TestSupport
 
 /// `LaunchRecorder` fed with the events of a real `LaunchMachine`.
 @Suite struct LaunchRecorderTests {

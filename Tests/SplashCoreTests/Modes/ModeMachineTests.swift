@@ -1,4 +1,5 @@
 import SplashCore
+import SplashProtocol
 import Testing
 
 /// The modes beside the launch: an update's life and end view, a shutdown for good, and the hold

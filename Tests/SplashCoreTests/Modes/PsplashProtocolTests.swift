@@ -1,4 +1,5 @@
 import SplashCore
+import SplashProtocol
 import Testing
 
 /// psplash's FIFO commands, read as psplash's `parse_command` reads them (psplash.c), and the

@@ -1,5 +1,5 @@
-import SplashCore
 import SplashJSON
+import SplashProtocol
 import Testing
 
 /// The modes on the wire: every state says its `mode`; `update` and `shutdown` come with theirs;

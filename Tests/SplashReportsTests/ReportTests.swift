@@ -1,6 +1,8 @@
 import SplashCore
+import SplashProtocol
 import SplashReports
 import Testing
+import TestSupport
 
 /// `blame`, `critical-chain` and `history` on simulated launches.
 @Suite struct ReportTests {

@@ -1,5 +1,5 @@
-import SplashCore
 import SplashJSON
+import SplashProtocol
 import Testing
 
 /// Every wire type is written by `JSONWriter` and read back through one path

@@ -1,5 +1,5 @@
-import SplashCore
 import SplashJSON
+import SplashProtocol
 import Testing
 
 /// What a log line may not carry as it is: line breaks, terminal controls, invisible reordering.

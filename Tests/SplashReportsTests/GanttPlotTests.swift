@@ -1,7 +1,9 @@
 import Foundation
 import SplashCore
+import SplashProtocol
 import SplashReports
 import Testing
+import TestSupport
 
 #if canImport(FoundationXML)
 import FoundationXML

@@ -1,39 +1,44 @@
-import TestSupport
-import SplashCore
+public import SplashCore
 import SplashJSON
+public import SplashProtocol
 
 /// Runs a `LaunchMachine` through a whole launch on explicit instants, with step durations and
 /// results from a plan, and records it with a `LaunchRecorder` — a launch "recorded" without
 /// sleeping. Steps finish exactly when the plan says; timed transitions happen at their deadlines.
-struct LaunchSimulation {
+public struct LaunchSimulation {
     /// What one attempt does: how long it takes and how it ends.
-    struct Attempt {
-        var ms: Int
-        var failure: StepFailure?
+    public struct Attempt {
+        public var ms: Int
+        public var failure: StepFailure?
 
-        static func ok(_ ms: Int) -> Attempt { Attempt(ms: ms) }
-        static func fail(_ ms: Int, retryable: Bool = false, code: ErrorCode = .stepFailed) -> Attempt {
+        public init(ms: Int, failure: StepFailure? = nil) {
+            self.ms = ms
+            self.failure = failure
+        }
+
+        public static func ok(_ ms: Int) -> Attempt { Attempt(ms: ms) }
+        public static func fail(_ ms: Int, retryable: Bool = false, code: ErrorCode = .stepFailed) -> Attempt {
             Attempt(ms: ms, failure: StepFailure(code: code, message: "broke", retryable: retryable))
         }
     }
 
     /// A sampled instant: the time since the launch began and what `observe` returned.
-    struct Sample<Value> {
-        var ms: Int
-        var value: Value
+    public struct Sample<Value> {
+        public var ms: Int
+        public var value: Value
         /// Whether the machine had just published a new state.
-        var published: Bool
+        public var published: Bool
     }
 
-    var machine: LaunchMachine
-    var recorder: LaunchRecorder
-    private(set) var now: Duration = .zero
+    public var machine: LaunchMachine
+    public var recorder: LaunchRecorder
+    public private(set) var now: Duration = .zero
     private var running: [UInt64: (endsAt: Duration, result: Result<Facts, StepFailure>)] = [:]
     private let plan: (String, Int) -> Attempt
     private var publishedAt: Duration?
 
     /// - Parameter plan: the attempt for (step id, attempt number).
-    init(
+    public init(
         graph: StepGraph,
         settings: SplashSettings = SplashSettings(timeout: .seconds(60)),
         launch: String = "L",
@@ -47,19 +52,19 @@ struct LaunchSimulation {
     }
 
     /// Steps with fixed durations that always succeed.
-    init(graph: StepGraph, settings: SplashSettings = SplashSettings(timeout: .seconds(60)), launch: String = "L",
+    public init(graph: StepGraph, settings: SplashSettings = SplashSettings(timeout: .seconds(60)), launch: String = "L",
          startedAtUnixMs: Int64 = 1_714_555_800_000, durations: [String: Int]) {
         self.init(graph: graph, settings: settings, launch: launch, startedAtUnixMs: startedAtUnixMs) { id, _ in
             .ok(durations[id] ?? 0)
         }
     }
 
-    var record: LaunchRecord { recorder.record }
+    public var record: LaunchRecord { recorder.record }
 
     /// Runs until `stop` holds (checked after every instant) or the launch is finished, calling
     /// `observe` every `sampleEveryMs` and at every instant something happened.
     @discardableResult
-    mutating func run<Value>(
+    public mutating func run<Value>(
         sampleEveryMs: Int = 10,
         until stop: (LaunchMachine) -> Bool = { _ in false },
         observe: (LaunchMachine, Duration) -> Value
@@ -93,12 +98,12 @@ struct LaunchSimulation {
     }
 
     /// Runs the launch to `finished` without sampling.
-    mutating func finish() {
+    public mutating func finish() {
         run(sampleEveryMs: 1_000_000) { _, _ in () }
     }
 
     /// Moves time to `ms` after the launch began (e.g. a user looking at the error screen).
-    mutating func wait(untilMs ms: Int) {
+    public mutating func wait(untilMs ms: Int) {
         now = max(now, .milliseconds(ms))
         for (token, attempt) in running.sorted(by: { $0.key < $1.key }) where attempt.endsAt <= now {
             running[token] = nil
@@ -108,7 +113,7 @@ struct LaunchSimulation {
     }
 
     /// Applies a user command now.
-    mutating func command(_ command: LaunchMachine.Command) throws {
+    public mutating func command(_ command: LaunchMachine.Command) throws {
         handle(try machine.apply(command, at: now))
     }
 
@@ -136,7 +141,7 @@ struct LaunchSimulation {
 }
 
 /// A step for history tests (plugin "test", generous timeout).
-func hstep(_ id: String, after: [String] = [], critical: Bool = true, attempts: Int = 1, backoff: Int = 200, label: String? = nil, plugin: String = "test") -> StepSpec {
+public func hstep(_ id: String, after: [String] = [], critical: Bool = true, attempts: Int = 1, backoff: Int = 200, label: String? = nil, plugin: String = "test") -> StepSpec {
     StepSpec(
         id: id, plugin: plugin, after: after, critical: critical, timeout: .seconds(30),
         retry: .init(attempts: attempts, backoff: .milliseconds(backoff)), label: label
@@ -147,7 +152,7 @@ func hstep(_ id: String, after: [String] = [], critical: Bool = true, attempts: 
 ///
 ///     auth-refresh 600 → profile-sync 700 ─┐
 ///     config-fetch 900 ────────────────────┴→ quick-action 150      launch-counter 50 (non-critical)
-func bootstrapGraph() throws -> StepGraph {
+public func bootstrapGraph() throws -> StepGraph {
     try StepGraph(steps: [
         hstep("auth-refresh", label: "Signing in", plugin: "auth-refresh"),
         hstep("config-fetch", label: "Loading settings", plugin: "config-fetch"),
@@ -157,7 +162,7 @@ func bootstrapGraph() throws -> StepGraph {
     ])
 }
 
-let bootstrapDurations = [
+public let bootstrapDurations = [
     "auth-refresh": 600, "config-fetch": 900, "profile-sync": 700, "launch-counter": 50, "quick-action": 150,
 ]
 

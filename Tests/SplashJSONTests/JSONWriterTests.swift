@@ -1,5 +1,4 @@
 import Foundation
-import SplashCore
 import SplashJSON
 import Testing
 

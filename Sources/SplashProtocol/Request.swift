@@ -34,7 +34,7 @@ public struct Request: Sendable, Equatable {
         /// The app became active again or the display woke: check the session without the splash.
         case resume
         /// An updater's word (`splashctl update`): the update mode (`ModeMachine`).
-        case update(ModeMachine.UpdateInput)
+        case update(UpdateInput)
         /// The device goes down: the shutdown view, for good.
         case shutdown(ShutdownKind)
 
@@ -198,7 +198,7 @@ extension Request {
     /// `clear: true` (the view goes at once).
     struct UpdateError: Error { var message: String }
 
-    static func parseUpdate(_ object: [String: JSONValue]) -> Result<ModeMachine.UpdateInput, UpdateError> {
+    static func parseUpdate(_ object: [String: JSONValue]) -> Result<UpdateInput, UpdateError> {
         let given = ["progress", "message", "result", "clear"].filter { object[$0] != nil }
         if given == ["progress", "message"] {
             return parseUpdate(["progress": object["progress"]!]).flatMap { progress in

@@ -1,6 +1,6 @@
 import Foundation
-import SplashCore
 import SplashJSON
+import SplashProtocol
 import Testing
 
 /// Numbers read from JSON and written back: a 64-bit integer keeps every digit (a request `id`

@@ -1,4 +1,4 @@
-import SplashCore
+import SplashProtocol
 import Testing
 
 /// Routes as every reader of them takes them (design §7, §14).

@@ -1,4 +1,4 @@
-import SplashCore
+import SplashProtocol
 import Testing
 
 /// A state line never exceeds the protocol's 64 KiB bound, whatever a plugin or a failure puts in.

@@ -1,8 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import SplashCore
-import SplashJSON
+
+@testable import SplashJSON
 import Testing
 
 @Suite struct UTCTimestampTests {

@@ -1,4 +1,4 @@
-import SplashCore
+import SplashProtocol
 import Testing
 
 /// The one rule for shown texts (`DisplayText`): what a theme's text may not hold, and what every

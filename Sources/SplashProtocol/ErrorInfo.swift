@@ -25,11 +25,6 @@ public struct ErrorInfo: Sendable, Equatable {
         self.detail = detail
     }
 
-    /// The message renderers show for a failure code.
-    static func userMessage(for failure: StepFailure, label: String) -> String {
-        userMessage(for: failure.code) ?? "\(label) failed"
-    }
-
     /// The one text for the codes that have their own (the designs'): `network` "Unable to
     /// connect", `timeout` "This is taking longer than expected". Renderers show the state's
     /// `message`; a theme may put its own words in their place.
