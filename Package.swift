@@ -67,8 +67,8 @@ let package = Package(
         // Renderer themes (theme.toml and its files), read with located errors: splashd-web's and
         // the native renderer's. The daemon does not link it.
         .target(name: "SplashTheme", dependencies: ["SplashCore", "SplashProtocol", "SplashConfig", "SplashSupport"], swiftSettings: strict),
-        // Plugins: the step plugin protocol, the signal plugin, external plugin processes and their
-        // process groups, the device's state they read (the built-ins are SplashBuiltins).
+        // Plugins: the step plugin protocol, external plugin processes and their process groups,
+        // the device's state they read (the built-ins are SplashBuiltins).
         .target(
             name: "SplashPlugins",
             dependencies: [
@@ -134,7 +134,8 @@ let package = Package(
             // linking them costs nothing at start or in the package.
             linkerSettings: [.linkedLibrary("pangoft2-1.0"), .linkedLibrary("fontconfig")]
         ),
-        // The built-in bootstrap plugins: auth-refresh, config-fetch, launch-counter, quick-action.
+        // The built-ins' one home: auth-refresh, config-fetch, launch-counter, quick-action and
+        // signal, and what the daemon shares with them (BuiltinServices).
         .target(
             name: "SplashBuiltins",
             dependencies: [

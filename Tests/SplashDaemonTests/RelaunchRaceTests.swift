@@ -1,5 +1,6 @@
 import SplashProtocol
 import Synchronization
+import SplashBuiltins
 import SplashCore
 import SplashDaemon
 import SplashPlugins

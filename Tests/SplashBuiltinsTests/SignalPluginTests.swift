@@ -1,3 +1,4 @@
+import SplashBuiltins
 import SplashCore
 import SplashPlugins
 import Testing
@@ -5,24 +6,22 @@ import TestSupport
 
 @Suite("SignalBoard and the signal built-in", .timeLimit(.minutes(10)))
 struct SignalPluginTests {
-    private func context(step: String, fixture: PluginFixture) -> StepContext {
-        fixture.context(step: step)
+    private func context(step: String) -> StepContext {
+        quickActionTestContext(step: step, plugin: "signal", log: LogCapture())
     }
 
     @Test func completionBeforeWaitingSucceedsAtOnce() async throws {
-        let fixture = try PluginFixture()
         let board = SignalBoard()
         board.complete(step: "first-frame")
-        let facts = try await SignalPlugin(board: board).run(context(step: "first-frame", fixture: fixture))
+        let facts = try await SignalPlugin(board: board).run(context(step: "first-frame"))
         #expect(facts == [:])
         #expect(board.waiterCount(step: "first-frame") == 0)
     }
 
     @Test func completionWhileWaitingWakesTheStep() async throws {
-        let fixture = try PluginFixture()
         let board = SignalBoard()
         let plugin = SignalPlugin(board: board)
-        let context = context(step: "first-frame", fixture: fixture)
+        let context = context(step: "first-frame")
         let task = Task { try await plugin.run(context) }
         #expect(await waitUntil { board.waiterCount(step: "first-frame") == 1 })
 
@@ -61,10 +60,9 @@ struct SignalPluginTests {
     }
 
     @Test func cancellationThrowsAndLeavesNoWaiter() async throws {
-        let fixture = try PluginFixture()
         let board = SignalBoard()
         let plugin = SignalPlugin(board: board)
-        let context = context(step: "first-frame", fixture: fixture)
+        let context = context(step: "first-frame")
         let task = Task { try await plugin.run(context) }
         #expect(await waitUntil { board.waiterCount(step: "first-frame") == 1 })
 

@@ -1,5 +1,6 @@
 import SplashCore
 public import SplashJSON
+public import SplashPlugins
 
 /// The `signal` built-in: succeeds once a client sends `complete` for the step's id.
 ///
