@@ -12,7 +12,7 @@ import SplashScene
     let motion = SplashTimeline(reduceMotion: false)
     let reduced = SplashTimeline(reduceMotion: true)
 
-    @Test func easingCurvesAreCSSs() {
+    @Test func easingCurvesAreCSSs() throws {
         #expect(Easing.easeOut(0) == 0 && Easing.easeOut(1) == 1)
         // cubic-bezier(0, 0, 0.58, 1) at x = 0.5 (bisection on the curve's x, then its y).
         #expect(abs(Easing.easeOut(0.5) - 0.68464) < 0.0001)
@@ -26,7 +26,7 @@ import SplashScene
         }
     }
 
-    @Test func theLogoComesAt100msAndTheTextAt500ms() {
+    @Test func theLogoComesAt100msAndTheTextAt500ms() throws {
         #expect(motion.logo(at: 0) == (0, 0.8) && motion.logo(at: 100) == (0, 0.8))
         #expect(motion.logo(at: 400) == (1, 1))
         let middle = motion.logo(at: 250)
@@ -35,13 +35,13 @@ import SplashScene
         #expect(motion.text(at: 600).offset > 0 && motion.text(at: 600).offset < 5)
     }
 
-    @Test func reducedMotionFadesWithoutScalingOrSliding() {
+    @Test func reducedMotionFadesWithoutScalingOrSliding() throws {
         #expect(reduced.logo(at: 250).scale == 1)
         #expect(reduced.text(at: 250).opacity == reduced.logo(at: 250).opacity && reduced.text(at: 250).offset == 0)
         #expect(reduced.dot(1, sinceSlow: 1234) == 1 && reduced.spinner(sinceSlow: 300) == 0)
     }
 
-    @Test func theDotsPulseOnceASecondEachLaterThanTheOneBefore() {
+    @Test func theDotsPulseOnceASecondEachLaterThanTheOneBefore() throws {
         #expect(abs(motion.dot(0, sinceSlow: 0) - 0.3) < 1e-9)
         #expect(abs(motion.dot(0, sinceSlow: 500) - 1) < 1e-9)
         #expect(abs(motion.dot(0, sinceSlow: 1000) - 0.3) < 1e-9)
@@ -50,7 +50,7 @@ import SplashScene
         #expect(abs(motion.spinner(sinceSlow: 250) - Double.pi / 2) < 1e-9)
     }
 
-    @Test func nothingMovesOnceTheEntryIsOverUnlessTheIndicatorDoes() {
+    @Test func nothingMovesOnceTheEntryIsOverUnlessTheIndicatorDoes() throws {
         let loading = SplashView()
         #expect(motion.isMoving(loading, at: .init(sinceShown: 699)))
         #expect(!motion.isMoving(loading, at: .init(sinceShown: 700)))
@@ -66,7 +66,10 @@ import SplashScene
 
 /// What a state shows: the view a renderer draws, and when two states look the same.
 @Suite struct SplashViewTests {
-    static let theme = try! ThemeLoader.load(directory: Binaries.packageRoot + "/renderer/themes/reference").theme
+    /// Loaded once: a theme that cannot be loaded fails each test that uses it, with its reason
+    /// (a `try!` would end the whole run).
+    static let loading = Result { try ThemeLoader.load(directory: Binaries.packageRoot + "/renderer/themes/reference").theme }
+    static var theme: Theme { get throws { try loading.get() } }
 
     static func state(_ fields: String) -> StateMessage {
         let phase = fields.contains(#""phase":"#) ? "" : #""phase":"loading","#
@@ -76,12 +79,12 @@ import SplashScene
         return state
     }
 
-    @Test func statesThatLookAlikeAreTheSameViewSoNothingIsRedrawn() {
+    @Test func statesThatLookAlikeAreTheSameViewSoNothingIsRedrawn() throws {
         // The reference theme shows neither progress nor the step: only phase and slow count.
-        let a = SplashView(state: Self.state(#""message":"Signing in""#), theme: Self.theme)
-        let b = SplashView(state: Self.state(#""message":"Loading configuration","progress":0.9"#), theme: Self.theme)
+        let a = SplashView(state: Self.state(#""message":"Signing in""#), theme: try Self.theme)
+        let b = SplashView(state: Self.state(#""message":"Loading configuration","progress":0.9"#), theme: try Self.theme)
         #expect(a == b)
-        var showing = Self.theme
+        var showing = try Self.theme
         showing.showProgress = true
         showing.showStep = true
         let c = SplashView(state: Self.state(#""message":"Signing in""#), theme: showing)
@@ -89,12 +92,12 @@ import SplashScene
         #expect(c != SplashView(state: Self.state(#""message":"Loading configuration""#), theme: showing))
     }
 
-    @Test func anErrorTakesTheThemesWordsAndOffersItsActions() {
+    @Test func anErrorTakesTheThemesWordsAndOffersItsActions() throws {
         let network = SplashView(
             state: Self.state(#""phase":"error","error":{"code":"network","message":"Unable to connect","step":"auth","actions":["retry","continue-offline"]}"#),
-            theme: Self.theme)
+            theme: try Self.theme)
         #expect(network.error == .init(title: "Unable to connect", detail: SplashView.networkDetail, buttons: [.retry, .continueOffline]))
-        var worded = Self.theme
+        var worded = try Self.theme
         worded.errorTexts["timeout"] = .init(title: "Still working", detail: "Hang on")
         let timeout = SplashView(
             state: Self.state(#""phase":"error","error":{"code":"timeout","message":"This is taking longer than expected","step":null,"actions":["retry"]}"#),
@@ -106,22 +109,25 @@ import SplashScene
 /// The reference theme drawn into memory with the same code a display gets (design §13).
 @Suite struct SplashPainterTests {
     static let directory = Binaries.packageRoot + "/renderer/themes/reference"
-    static let loaded = try! ThemeLoader.load(directory: directory)
-    static let theme = loaded.theme
+    /// Loaded once: a theme that cannot be loaded fails each test that uses it, with its reason
+    /// (a `try!` would end the whole run).
+    static let loading = Result { try ThemeLoader.load(directory: directory) }
+    static var loaded: ThemeLoader.Loaded { get throws { try loading.get() } }
+    static var theme: Theme { get throws { try loaded.theme } }
     static let teal = (r: UInt8(0x0D), g: UInt8(0x73), b: UInt8(0x77))
     static let network = SplashView(
         phase: .error, slow: true,
         error: .init(title: "Unable to connect", detail: SplashView.networkDetail, buttons: [.retry, .continueOffline]))
 
     func painter(dark: Bool = false, _ change: (inout Theme) -> Void = { _ in }) throws -> SplashPainter {
-        var theme = Self.theme
+        var theme = try Self.theme
         change(&theme)
-        return try SplashPainter(theme: theme, files: Self.loaded.files, directory: Self.directory, dark: dark)
+        return try SplashPainter(theme: theme, files: try Self.loaded.files, directory: Self.directory, dark: dark)
     }
 
     @Test func aDeferredPaintersFirstFrameIsTheBackgroundWithNoTextLaidOutAndTheSameAsAnEagerOnes() throws {
         let logos = Counter()
-        let deferred = try SplashPainter(theme: Self.theme, files: Self.loaded.files, directory: Self.directory, deferred: true) { (file, side, path) throws(SplashDrawError) -> any LogoSource in
+        let deferred = try SplashPainter(theme: try Self.theme, files: try Self.loaded.files, directory: Self.directory, deferred: true) { (file, side, path) throws(SplashDrawError) -> any LogoSource in
             logos.count += 1
             return try InProcessLogo(file, side: side, path: path)
         }
@@ -175,9 +181,9 @@ import SplashScene
             for x in 0..<193 { pixels.append(0xFF00_0000 | UInt32(x % 256) << 16 | UInt32(y * 4) << 8 | 0x33) }
         }
         let firmware = FirmwareLogo(x: 543, y: 371, width: 193, height: 58, pixels: pixels, file: [])
-        var theme = Self.theme
+        var theme = try Self.theme
         theme.firmwareLogo = true
-        let painter = try SplashPainter(theme: theme, files: Self.loaded.files, directory: Self.directory, firmwareLogo: firmware)
+        let painter = try SplashPainter(theme: theme, files: try Self.loaded.files, directory: Self.directory, firmwareLogo: firmware)
         let image = SplashImage(width: 1280, height: 800)
         painter.draw(SplashView(), at: .init(sinceShown: 0), into: image)
         var wrong = 0
@@ -196,7 +202,7 @@ import SplashScene
         // On a screen the place does not fit: centred, and still the texts under it.
         #expect(painter.layout(SplashView(), width: 480, height: 320).logo == .init(x: 143, y: 131, width: 193, height: 58))
         // No firmware logo: the theme's logo_fallback, drawn as any theme logo.
-        let fallback = try SplashPainter(theme: theme, files: Self.loaded.files, directory: Self.directory, firmwareLogo: nil)
+        let fallback = try SplashPainter(theme: theme, files: try Self.loaded.files, directory: Self.directory, firmwareLogo: nil)
         #expect(fallback.layout(SplashView(), width: 1280, height: 800).logo == .init(x: 580, y: 300, width: 120, height: 120))
         let later = SplashImage(width: 1280, height: 800)
         fallback.draw(SplashView(), at: .init(sinceShown: 5000), into: later)
@@ -312,10 +318,10 @@ import SplashScene
     @Test(.enabled(if: FileManager.default.fileExists(atPath: dejaVuSerif), "needs fonts-dejavu-core"))
     func aThemesOwnFontFileIsWhatItsTextIsDrawnIn() throws {
         func name(font: String, files: [String: ThemeLoader.File] = [:], fontFile: String? = nil) throws -> [UInt32] {
-            var theme = Self.theme
+            var theme = try Self.theme
             theme.font = font
             theme.fontFile = fontFile
-            let painter = try SplashPainter(theme: theme, files: Self.loaded.files.merging(files) { $1 }, directory: Self.directory)
+            let painter = try SplashPainter(theme: theme, files: try Self.loaded.files.merging(files) { $1 }, directory: Self.directory)
             let image = SplashImage(width: 1280, height: 800)
             painter.draw(SplashView(), at: .init(sinceShown: 9000), into: image)
             let rect = painter.layout(SplashView(), width: 1280, height: 800).name
@@ -358,7 +364,7 @@ import SplashScene
     /// The logo is decoded from the bytes ThemeLoader read (bounded, never through a link), not
     /// read again by path; what cannot be drawn is refused with the file's path.
     @Test func aLogoThatCannotBeDrawnIsRefusedWithItsPath() throws {
-        var theme = Self.theme
+        var theme = try Self.theme
         for (name, type, bytes) in [
             ("logo.svg", "image/svg+xml", Array("<svg".utf8)), ("logo.png", "image/png", Array("not a png".utf8)),
             ("logo.webp", "image/webp", Array("RIFF".utf8)),
@@ -382,7 +388,7 @@ import SplashScene
     /// per launch, as the page chooses it (FNV-1a of the launch id, the vectors computed with
     /// renderer/web/splash.js's function), and drawn where the tagline goes.
     @Test func oneOfTheTaglinesIsDrawnPerLaunchAsThePageChoosesIt() throws {
-        var theme = Self.theme
+        var theme = try Self.theme
         theme.tagline = nil
         theme.taglines = ["One", "Two", "Three"]
         func view(_ launch: String) -> SplashView {
@@ -392,7 +398,7 @@ import SplashScene
         #expect(view("l-1").tagline == "One")
         #expect(view("2f1c9a0e-launch").tagline == "Two")
         #expect(view("abc").tagline == "Three")
-        let painter = try SplashPainter(theme: theme, files: Self.loaded.files, directory: Self.directory)
+        let painter = try SplashPainter(theme: theme, files: try Self.loaded.files, directory: Self.directory)
         let shown = view("abc")
         let rect = try #require(painter.layout(shown, width: 1280, height: 800).tagline)
         let image = SplashImage(width: 1280, height: 800)
@@ -406,7 +412,7 @@ import SplashScene
     /// Every key a theme may have is drawn by this renderer as by the page, or is the page's
     /// alone for a stated reason: a key added for one renderer fails here until the other draws
     /// it or this list says why not.
-    @Test func everyThemeKeyIsDrawnHereOrSaysWhyNot() {
+    @Test func everyThemeKeyIsDrawnHereOrSaysWhyNot() throws {
         let drawn: Set<String> = [
             "name", "tagline", "taglines", "logo", "logo_fallback", "font", "font_file", "appearance", "motion", "indicator", "show_progress",
             "show_step", "rotate", "colors", "errors", "update", "shutdown",
@@ -446,7 +452,7 @@ import SplashScene
             }
         }
         var source: Counting?
-        let painter = try SplashPainter(theme: Self.theme, files: Self.loaded.files, directory: Self.directory) { (file, side, path) throws(SplashDrawError) -> any LogoSource in
+        let painter = try SplashPainter(theme: try Self.theme, files: try Self.loaded.files, directory: Self.directory) { (file, side, path) throws(SplashDrawError) -> any LogoSource in
             let counting = Counting(try InProcessLogo(file, side: side, path: path))
             source = counting
             return counting
@@ -474,7 +480,7 @@ import SplashScene
             }
         }
         var source: Slow?
-        let painter = try SplashPainter(theme: Self.theme, files: Self.loaded.files, directory: Self.directory) { (file, side, path) throws(SplashDrawError) -> any LogoSource in
+        let painter = try SplashPainter(theme: try Self.theme, files: try Self.loaded.files, directory: Self.directory) { (file, side, path) throws(SplashDrawError) -> any LogoSource in
             let slow = Slow(try InProcessLogo(file, side: side, path: path))
             source = slow
             return slow
@@ -500,7 +506,7 @@ import SplashScene
         final class Failing: LogoSource {
             func raster() -> Result<LogoRaster, SplashDrawError> { .failure(.badLogo(path: "/t/logo.svg", reason: "over budget")) }
         }
-        let painter = try SplashPainter(theme: Self.theme, files: Self.loaded.files, directory: Self.directory) { _, _, _ in Failing() }
+        let painter = try SplashPainter(theme: try Self.theme, files: try Self.loaded.files, directory: Self.directory) { _, _, _ in Failing() }
         var told: [SplashDrawError] = []
         painter.onLogoFailure = { told.append($0) }
         let image = SplashImage(width: 1280, height: 800)

@@ -30,8 +30,8 @@ import TestSupport
         return seen
     }
 
-    @Test func aCacheMissPlaysTheEntryThenStoresTheStillViewAndGivesMemoryBackOnce() {
-        let h = Harness(cachesFirstFrames: true)
+    @Test func aCacheMissPlaysTheEntryThenStoresTheStillViewAndGivesMemoryBackOnce() throws {
+        let h = try Harness(cachesFirstFrames: true)
         #expect(h.feed(.noSplashd).isEmpty)
         #expect(h.feed(.deviceOpened(master: true, closesFramebuffers: false)) == [.readOutputs])
         #expect(h.feed(.outputs([Self.a, Self.b])) == [.loadCachedFrames])
@@ -58,16 +58,16 @@ import TestSupport
         #expect(h.feed(.outputs([Self.a, Self.b])).isEmpty, "the same outputs: nothing drawn, nothing stored again")
     }
 
-    @Test func withoutACacheNothingIsLookedUpOrStored() {
-        let seen = Self.bootCollecting(Harness())
+    @Test func withoutACacheNothingIsLookedUpOrStored() throws {
+        let seen = Self.bootCollecting(try Harness())
         #expect(!seen.contains(.loadCachedFrames))
         #expect(!seen.contains { if case .storeFirstFrames = $0 { true } else { false } })
         #expect(seen.filter { $0 == .giveBackMemory }.count == 1)
         #expect(!seen.contains(.releaseHelperFrames))
     }
 
-    @Test func theHelpersFramesAreLetGoWhenTheSplashStandsStillOnOurs() {
-        let h = Harness(cachesFirstFrames: true, helperFrames: true)
+    @Test func theHelpersFramesAreLetGoWhenTheSplashStandsStillOnOurs() throws {
+        let h = try Harness(cachesFirstFrames: true, helperFrames: true)
         let seen = Self.bootCollecting(h, cache: .onScreen)
         #expect(Array(seen.suffix(3)) == [.storeFirstFrames([31, 32]), .releaseHelperFrames, .giveBackMemory])
         #expect(h.machine.times(at: h.now).sinceShown >= h.machine.timeline.entryLength, "the helper's pictures are the entry's end")
@@ -75,8 +75,8 @@ import TestSupport
 
     /// splashd-kms-first-frame's pictures show the logo: a frame drawn before its raster is in
     /// would take it away, so the first frames wait for it; nothing is given back before.
-    @Test func overTheHelpersPicturesTheFirstFramesWaitForTheLogo() {
-        let h = Harness(cachesFirstFrames: true, helperFrames: true, logoPending: true)
+    @Test func overTheHelpersPicturesTheFirstFramesWaitForTheLogo() throws {
+        let h = try Harness(cachesFirstFrames: true, helperFrames: true, logoPending: true)
         _ = h.feed(.noSplashd)
         _ = h.feed(.deviceOpened(master: true, closesFramebuffers: false))
         _ = h.feed(.outputs([Self.a, Self.b]))
@@ -95,8 +95,8 @@ import TestSupport
 
     /// The name and tagline never wait for the logo: with no cache, frames are drawn while it is
     /// drawn by its child, and every output is drawn again once it came.
-    @Test func theLogoComingLateRedrawsEveryOutputAndHoldsTheGiveBack() {
-        let h = Harness(logoPending: true)
+    @Test func theLogoComingLateRedrawsEveryOutputAndHoldsTheGiveBack() throws {
+        let h = try Harness(logoPending: true)
         let seen = Self.bootCollecting(h)
         #expect(draws(seen).count > 10, "the entry played without waiting for the logo")
         #expect(!seen.contains(.giveBackMemory), "the logo is still to come")
@@ -112,14 +112,14 @@ import TestSupport
         after += h.feed(.flipped(32))
         #expect(after.last == .giveBackMemory)
         // Away, the logo's coming draws nothing.
-        let away = Harness(logoPending: true)
+        let away = try Harness(logoPending: true)
         away.boot()
         away.handOver()
         #expect(away.feed(.logoReady).isEmpty)
     }
 
-    @Test func theModesAreSetAgainOnlyWhenMasterIsRegained() {
-        let h = Harness()
+    @Test func theModesAreSetAgainOnlyWhenMasterIsRegained() throws {
+        let h = try Harness()
         h.boot()
         h.handOver()
         #expect(h.state("L2", .loading, reason: .appExited) == [
@@ -128,12 +128,12 @@ import TestSupport
         let gained = h.feed(.master(gained: true))
         #expect(Array(gained.prefix(1)) == [.modesLost])
         #expect(Array(gained.suffix(2)) == [.resumeInput, .readOutputs])
-        let fresh = Harness()
+        let fresh = try Harness()
         #expect(!fresh.feed(.deviceOpened(master: true, closesFramebuffers: false)).contains(.modesLost), "a device just opened")
     }
 
-    @Test func aLostConnectionIsRetriedAfter100msDoublingTo2sAnd100msAgainAfterOneThatBroughtStates() {
-        let h = Harness()
+    @Test func aLostConnectionIsRetriedAfter100msDoublingTo2sAnd100msAgainAfterOneThatBroughtStates() throws {
+        let h = try Harness()
         h.boot()
         var pauses: [Duration] = []
         for _ in 0..<7 {
@@ -166,8 +166,8 @@ import TestSupport
 
     /// With splashd's socket there at start, nothing is given back before its first state: that
     /// state's frame would fault it all in again.
-    @Test func withSplashdThereTheStartsMemoryWaitsForItsFirstState() {
-        let h = Harness(cachesFirstFrames: true)
+    @Test func withSplashdThereTheStartsMemoryWaitsForItsFirstState() throws {
+        let h = try Harness(cachesFirstFrames: true)
         let seen = Self.bootCollecting(h, cache: .loaded, noSplashd: false)
         #expect(!seen.contains(.giveBackMemory))
         #expect(h.feed(.tick).isEmpty)
@@ -179,8 +179,8 @@ import TestSupport
 
     /// A connection's first state is what the splash shows from there: its memory is given back
     /// once it stands still, and not before a state came.
-    @Test func theMemoryIsGivenBackAfterEachConnectionsFirstStateStandsStill() {
-        let h = Harness()
+    @Test func theMemoryIsGivenBackAfterEachConnectionsFirstStateStandsStill() throws {
+        let h = try Harness()
         _ = Self.bootCollecting(h)
         _ = h.feed(.connected)
         #expect(h.feed(.tick).isEmpty, "connected, no state yet")

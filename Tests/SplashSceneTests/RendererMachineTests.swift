@@ -14,7 +14,10 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
 /// during a hand-off, a hotplug during a return, a launch starting while a flip is pending, and
 /// what a press means on which output.
 @Suite struct RendererMachineTests {
-    static let theme = try! ThemeLoader.load(directory: Binaries.packageRoot + "/renderer/themes/reference").theme
+    /// Loaded once: a theme that cannot be loaded fails each test that uses it, with its reason
+    /// (a `try!` would end the whole run).
+    static let loading = Result { try ThemeLoader.load(directory: Binaries.packageRoot + "/renderer/themes/reference").theme }
+    static var theme: Theme { get throws { try loading.get() } }
 
     static let a = RendererMachine.Output(id: 31, name: "Virtual-1", width: 1280, height: 800, widthMM: 300, heightMM: 190)
     static let b = RendererMachine.Output(id: 32, name: "Virtual-2", width: 1024, height: 768, widthMM: 220, heightMM: 165)
@@ -27,10 +30,10 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         var hits: [(Double, Double, Double, Double)] = []
         var seq: UInt64 = 0
 
-        init(touch: TouchMapping = TouchMapping(), cachesFirstFrames: Bool = false, helperFrames: Bool = false, logoPending: Bool = false) {
+        init(touch: TouchMapping = TouchMapping(), cachesFirstFrames: Bool = false, helperFrames: Bool = false, logoPending: Bool = false) throws {
             let box = HitBox()
             machine = RendererMachine(
-                theme: RendererMachineTests.theme, touch: touch, cachesFirstFrames: cachesFirstFrames, helperFrames: helperFrames,
+                theme: try RendererMachineTests.theme, touch: touch, cachesFirstFrames: cachesFirstFrames, helperFrames: helperFrames,
                 logoPending: logoPending
             ) { view, w, h, x, y in
                 box.hits.append((w, h, x, y))
@@ -98,8 +101,8 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
 
     static let crashLoop = ErrorInfo(code: .appCrashLoop, message: "The app keeps stopping", step: nil, actions: [.retry])
 
-    @Test func theFirstFrameAtOnceThenAFramePerFlipWhileTheEntryMovesThenNoWakeUps() {
-        let h = Harness()
+    @Test func theFirstFrameAtOnceThenAFramePerFlipWhileTheEntryMovesThenNoWakeUps() throws {
+        let h = try Harness()
         #expect(h.feed(.deviceOpened(master: true, closesFramebuffers: false)) == [.readOutputs])
         #expect(draws(h.feed(.outputs([Self.a, Self.b]))) == [31, 32])
         h.feed(.presented(31, flipPending: true))
@@ -114,8 +117,8 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         #expect(draws(h.feed(.tick)).isEmpty)
     }
 
-    @Test func theEntryStartsWithTheFirstFrameHoweverLongTheOutputsTookToRead() {
-        let h = Harness()
+    @Test func theEntryStartsWithTheFirstFrameHoweverLongTheOutputsTookToRead() throws {
+        let h = try Harness()
         #expect(h.feed(.deviceOpened(master: true, closesFramebuffers: false)) == [.readOutputs])
         // Reading the connectors and making the buffers took 400 ms (a slow device).
         h.clock.advance(by: .milliseconds(400))
@@ -128,7 +131,7 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         _ = h.feed(.outputs([Self.a]))
         #expect(h.machine.times(at: h.now).sinceShown == 300)
         // A return (master gained again) runs its entry from master gained, as before.
-        let back = Harness()
+        let back = try Harness()
         back.boot()
         back.handOver()
         _ = back.state("L2", .loading, reason: .appExited)
@@ -139,8 +142,8 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         #expect(back.machine.times(at: back.now).sinceShown == 400 && back.now - gained == .milliseconds(400))
     }
 
-    @Test func firstFramesFromTheCacheSkipTheEntryAndNothingMovesAfterThem() {
-        let h = Harness(cachesFirstFrames: true)
+    @Test func firstFramesFromTheCacheSkipTheEntryAndNothingMovesAfterThem() throws {
+        let h = try Harness(cachesFirstFrames: true)
         #expect(h.feed(.deviceOpened(master: true, closesFramebuffers: false)) == [.readOutputs])
         #expect(h.feed(.outputs([Self.a, Self.b])) == [.loadCachedFrames], "nothing drawn before the cache answers")
         #expect(h.machine.nextWake(after: h.now) == nil)
@@ -152,7 +155,7 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         _ = h.feed(.tick)
         #expect(h.machine.nextWake(after: h.now) == nil, "no entry animation: nothing moves")
         // Only the start's first frames: after a hand-off and a return, the entry plays again.
-        let later = Harness()
+        let later = try Harness()
         later.boot()
         later.feed(.cachedFrames(.loaded))
         later.clock.advance(by: .seconds(5))
@@ -161,8 +164,8 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         #expect(later.machine.times(at: later.now).sinceShown > 5000, "a read with no master gained does not move the clock")
     }
 
-    @Test func theHandOffWaitsForTheFlipsThenGivesMasterAndTheLockUpAndLooksUntilTheAppShows() {
-        let h = Harness()
+    @Test func theHandOffWaitsForTheFlipsThenGivesMasterAndTheLockUpAndLooksUntilTheAppShows() throws {
+        let h = try Harness()
         h.boot()
         h.feed(.presented(31, flipPending: true))
         let early = h.state("L1", .loading, destination: .init(screen: .home))
@@ -183,8 +186,8 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         #expect(h.machine.nextWake(after: h.now) == nil)
     }
 
-    @Test func withCloseFBTheAppOnOneOutputIsEnoughAndLaterChecksAreSlower() {
-        let h = Harness()
+    @Test func withCloseFBTheAppOnOneOutputIsEnoughAndLaterChecksAreSlower() throws {
+        let h = try Harness()
         h.boot(closeFB: true)
         _ = h.state("L1", .dismissing, destination: .init(screen: .home))
         for _ in 0..<3 {
@@ -201,8 +204,8 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
                          .log("the app has the display")])
     }
 
-    @Test func aLaunchWithNoAppKeepsTheLastFrameAndStopsLookingAfterAWhile() {
-        let h = Harness()
+    @Test func aLaunchWithNoAppKeepsTheLastFrameAndStopsLookingAfterAWhile() throws {
+        let h = try Harness()
         h.boot()
         #expect(h.state("L1", .finished, destination: .init(screen: .home)).last == .checkOutputs)
         var checks = 1
@@ -217,8 +220,8 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
     }
 
     @Test(arguments: [LaunchReason.appExited, .relaunch, .resume])
-    func aLaterLaunchTakesTheDisplayBackAtOnceWhenTheAppsMasterIsGone(reason: LaunchReason) {
-        let h = Harness()
+    func aLaterLaunchTakesTheDisplayBackAtOnceWhenTheAppsMasterIsGone(reason: LaunchReason) throws {
+        let h = try Harness()
         h.boot()
         h.handOver()
         h.clock.advance(by: .seconds(60))
@@ -233,8 +236,8 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         h.handOver(launch: "L2")
     }
 
-    @Test func aHungAppsMasterIsAskedForAtABoundedIntervalOnlyWhileTheLaunchWantsTheDisplay() {
-        let h = Harness()
+    @Test func aHungAppsMasterIsAskedForAtABoundedIntervalOnlyWhileTheLaunchWantsTheDisplay() throws {
+        let h = try Harness()
         h.boot()
         h.handOver()
         _ = h.state("L2", .loading, reason: .appHung)
@@ -255,8 +258,8 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         #expect(draws(h.feed(.outputs([Self.a, Self.b]))) == [31, 32])
     }
 
-    @Test func aLaunchThatHandsOverBeforeTheDisplayIsFreeIsDismissedAtOnceAndNothingIsTried() {
-        let h = Harness()
+    @Test func aLaunchThatHandsOverBeforeTheDisplayIsFreeIsDismissedAtOnceAndNothingIsTried() throws {
+        let h = try Harness()
         h.boot()
         h.handOver()
         _ = h.state("L2", .loading, reason: .relaunch)
@@ -268,8 +271,8 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         #expect(h.feed(.master(gained: true)) == [.dropMaster])
     }
 
-    @Test func theDeviceLostDuringAHandOffIsDismissedAndTheOneThatComesBackIsTheApps() {
-        let h = Harness()
+    @Test func theDeviceLostDuringAHandOffIsDismissedAndTheOneThatComesBackIsTheApps() throws {
+        let h = try Harness()
         h.boot()
         _ = h.state("L1", .dismissing, destination: .init(screen: .home))
         #expect(h.machine.stage == .handingOff)
@@ -281,16 +284,16 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         #expect(h.state("L2", .loading, reason: .appExited).contains(.takeMaster))
     }
 
-    @Test func theDeviceLostWhileShowingIsDrawnOnAgainWhenItComesBack() {
-        let h = Harness()
+    @Test func theDeviceLostWhileShowingIsDrawnOnAgainWhenItComesBack() throws {
+        let h = try Harness()
         h.boot()
         #expect(h.feed(.deviceRemoved) == [.waitForDevice])
         #expect(h.feed(.deviceOpened(master: true, closesFramebuffers: false)) == [.readOutputs])
         #expect(draws(h.feed(.outputs([Self.a]))) == [31])
     }
 
-    @Test func anOutputPluggedInDuringAReturnIsDrawnOnWithTheOthers() {
-        let h = Harness()
+    @Test func anOutputPluggedInDuringAReturnIsDrawnOnWithTheOthers() throws {
+        let h = try Harness()
         h.boot()
         h.handOver()
         _ = h.state("L2", .loading, reason: .appExited)
@@ -311,8 +314,8 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         #expect(h.feed(.outputs([Self.a, Self.b])) == [.log("HDMI-A-1 unplugged: let go")])
     }
 
-    @Test func aLaunchStartingWhileTheHandOffsFlipIsPendingKeepsTheDisplay() {
-        let h = Harness()
+    @Test func aLaunchStartingWhileTheHandOffsFlipIsPendingKeepsTheDisplay() throws {
+        let h = try Harness()
         h.boot()
         h.feed(.presented(32, flipPending: true))
         _ = h.state("L1", .loading, destination: .init(screen: .home))
@@ -322,8 +325,8 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         #expect(!after.contains(.dropMaster) && h.machine.stage == .showing)
     }
 
-    @Test func theCrashLoopErrorShowsRetryWhichWorksByTouchOnItsOwnOutputAndByEnter() {
-        let h = Harness(touch: TouchMapping(overrides: ["QEMU Virtio Tablet": "Virtual-2"]))
+    @Test func theCrashLoopErrorShowsRetryWhichWorksByTouchOnItsOwnOutputAndByEnter() throws {
+        let h = try Harness(touch: TouchMapping(overrides: ["QEMU Virtio Tablet": "Virtual-2"]))
         h.boot()
         h.handOver()
         let back = h.state("L2", .error, reason: .appExited, error: Self.crashLoop)
@@ -343,8 +346,8 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         #expect(draws(h.feed(.input(.focusNext))) == [31, 32] && h.machine.focusRing == .retry)
     }
 
-    @Test func pressesAreTurnedWithTheirOutputsRotation() {
-        let h = Harness()
+    @Test func pressesAreTurnedWithTheirOutputsRotation() throws {
+        let h = try Harness()
         #expect(h.feed(.deviceOpened(master: true, closesFramebuffers: false)) == [.readOutputs])
         var turned = Self.a
         turned.rotation = .quarter
@@ -361,8 +364,8 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         #expect(SplashRotation.quarter.buffer(x: x, y: y, width: 1280, height: 800) == (1180, 300))
     }
 
-    @Test func aRendererStartedWhileTheAppHasTheDisplayWaitsQuietly() {
-        let h = Harness()
+    @Test func aRendererStartedWhileTheAppHasTheDisplayWaitsQuietly() throws {
+        let h = try Harness()
         let start = h.feed(.deviceOpened(master: false, closesFramebuffers: false))
         #expect(start == [.log("another process is the device's master (the app has the display): waiting for it to let go")])
         #expect(h.machine.stage == .waitingForMaster)
@@ -371,17 +374,17 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         #expect(h.machine.stage == .away && h.machine.nextWake(after: h.now) == nil)
     }
 
-    @Test func theSameLaunchsErrorAfterTheHandOffLeavesTheDisplayToTheApp() {
+    @Test func theSameLaunchsErrorAfterTheHandOffLeavesTheDisplayToTheApp() throws {
         // (As the page: only a later launch brings the splash back.)
-        let h = Harness()
+        let h = try Harness()
         h.boot()
         h.handOver()
         #expect(h.state("L1", .error, error: Self.crashLoop).isEmpty)
         #expect(h.machine.stage == .away)
     }
 
-    @Test func aLaunchThatBeganAndHandedOverWhileAwayIsDismissedAtOnce() {
-        let h = Harness()
+    @Test func aLaunchThatBeganAndHandedOverWhileAwayIsDismissedAtOnce() throws {
+        let h = try Harness()
         h.boot()
         h.handOver()
         #expect(h.state("L2", .dismissing, reason: .resume, destination: .init(screen: .login)) == [.send(.dismissed)])
@@ -392,7 +395,7 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
 @Suite struct TouchMappingTests {
     static let outputs = [RendererMachineTests.a, RendererMachineTests.b]
 
-    @Test func theOperatorsWordThenUdevsThenThePhysicalSizeThenTheFirstOutput() {
+    @Test func theOperatorsWordThenUdevsThenThePhysicalSizeThenTheFirstOutput() throws {
         let mapping = TouchMapping.parse(["/dev/input/event9=Virtual-2", "Panel=With=Equals=Virtual-1"])!
         #expect(mapping.overrides == ["/dev/input/event9": "Virtual-2", "Panel=With=Equals": "Virtual-1"])
         #expect(mapping.output(for: .init(node: "/dev/input/event9", outputName: "Virtual-1"), among: Self.outputs)?.name == "Virtual-2")
@@ -409,7 +412,7 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
 
 @Suite struct RotationTests {
     @Test(arguments: SplashRotation.allCases)
-    func theTurnAndItsInverseAreOneType(rotation: SplashRotation) {
+    func theTurnAndItsInverseAreOneType(rotation: SplashRotation) throws {
         for (x, y) in [(0.0, 0.0), (100, 300), (799, 1279), (640, 400)] {
             let upright = rotation.upright(width: 1280, height: 800)
             guard x < upright.width, y < upright.height else { continue }
@@ -426,12 +429,12 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
     static let mode = FirstFrame.Timing(clock: 83_500, hdisplay: 1280, hsyncStart: 1352, hsyncEnd: 1480, htotal: 1680,
                                         vdisplay: 800, vsyncStart: 803, vsyncEnd: 809, vtotal: 831, flags: 0x6)
 
-    @Test func thePictureAloneIsReplacedWhenTheModeIsAlreadyTheChosenOne() {
+    @Test func thePictureAloneIsReplacedWhenTheModeIsAlreadyTheChosenOne() throws {
         let on = FirstFrame.Scanout(mode: Self.mode, framebuffer: 42, drivesConnector: true)
         #expect(FirstFrame.decide(now: on, chosen: Self.mode) == .replacePicture)
     }
 
-    @Test func anythingElseSetsTheModeAndSaysWhy() {
+    @Test func anythingElseSetsTheModeAndSaysWhy() throws {
         var other = Self.mode
         other.clock = 71_000
         #expect(FirstFrame.decide(now: .init(mode: nil, framebuffer: 0, drivesConnector: false), chosen: Self.mode)

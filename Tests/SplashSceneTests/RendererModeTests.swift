@@ -21,8 +21,8 @@ import TestSupport
         return h.feed(.state(state))
     }
 
-    @Test func anUpdateAfterTheHandOffTakesTheDisplayBackAndItsEndGivesItToTheAppAgain() {
-        let h = Harness()
+    @Test func anUpdateAfterTheHandOffTakesTheDisplayBackAndItsEndGivesItToTheAppAgain() throws {
+        let h = try Harness()
         h.boot()
         h.handOver()
         let update = UpdateStatus(source: .rauc, progress: 0.25, message: "Copying image to rootfs.0")
@@ -44,8 +44,8 @@ import TestSupport
         #expect(h.machine.stage == .handingOff)
     }
 
-    @Test func aShutdownDuringTheLaunchKeepsTheSplashAndShowsItsWords() {
-        let h = Harness()
+    @Test func aShutdownDuringTheLaunchKeepsTheSplashAndShowsItsWords() throws {
+        let h = try Harness()
         h.boot()
         // A destination decided: in mode launch that hands over; in a shutdown it does not.
         let actions = state(h, "L1", .loading, mode: .shutdown, shutdown: .reboot, destination: .init(screen: .home))
@@ -57,8 +57,8 @@ import TestSupport
         #expect(h.machine.stage == .showing)
     }
 
-    @Test func aFailedUpdateShowsItsErrorWithNoButtons() {
-        let h = Harness()
+    @Test func aFailedUpdateShowsItsErrorWithNoButtons() throws {
+        let h = try Harness()
         h.boot()
         _ = state(h, "L1", .loading, mode: .update,
                   update: UpdateStatus(source: .rauc, progress: 0.4, result: .failed, error: "signature verification failed"))
