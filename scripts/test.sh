@@ -38,8 +38,10 @@ else
     echo "test: waiting for another run's use of $cache" >&2
     flock -w 3600 9 || { echo "test: $cache was still in use after an hour" >&2; exit 1; }
   fi
-  # Another compiler's builds are of no use to this one.
-  find "$cache" -mindepth 1 -maxdepth 1 -type d ! -name "$compiler" -exec rm -rf {} +
+  # Another compiler's builds are of no use to this one (only directories named as this script
+  # names them go: SPLASHD_BUILD_CACHE may name a directory that holds other things too).
+  find "$cache" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended -regex '.*/[0-9a-f]{12}' \
+    ! -name "$compiler" -exec rm -rf {} +
   debug=$cache/$compiler/debug dist=$cache/$compiler/dist fuzz=$cache/$compiler/fuzz
   echo "test: the builds in $cache/$compiler (SPLASHD_BUILD_CACHE=none: in the clone)" >&2
 fi
