@@ -1,21 +1,38 @@
 #!/usr/bin/env bash
 # Runs every test: core units, adapters, real plugin processes, end to end with the real binaries
-# over real sockets, each fuzz target briefly, and the Debian package under real systemd.
+# over real sockets, each fuzz target briefly, and the Debian packages under real systemd, for
+# amd64 and arm64.
+#
+# After the debug build, the work runs as jobs side by side (docs/benchmarks.md, "README's test
+# command": most stages keep the two cores only a third to two thirds busy on their own):
+#
+#   the debug build, then side by side:
+#     tests      the Swift tests, then the browser, telemetry and VM tests
+#     packages   the amd64 packages; once they are made, beside the rest:
+#       system     the system checks (systemd in a container)
+#       builds     the fuzz targets, then the arm64 packages; once those are made:
+#         arm64      their tests (qemu-user, the arm64 VM)
+#     kms        once tests and packages have ended: the packages on a display under systemd
+#
+# Each job's output is printed whole when it ends; the timeline (every stage's start and end, its
+# seconds and how busy the cores were) as it happens. The first job that fails stops the others.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Each stage's minutes on stderr, so CI's budget (60 minutes on 2 cores) can be read off a log,
-# and how busy the machine's cores were during the stage before (from /proc/stat: what running
-# two stages at once could gain).
+exec 8>&2
+started=$SECONDS
 cpu() { awk '/^cpu /{print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat; }
-read -r busy0 total0 <<<"$(cpu)"
-last=-1
+name="" from=0 busy0=0 total0=0
+# Ends this job's stage (its seconds, and the cores' use over it: the whole machine's, so jobs
+# side by side share it) and starts the next one, if named.
 stage() {
   local busy total
   read -r busy total <<<"$(cpu)"
-  local used=$(( (busy - busy0) * 100 / (total - total0 > 0 ? total - total0 : 1) ))
-  [ "$last" -lt 0 ] || echo "test: $((SECONDS - last)) s, the cores ${used} % busy" >&2
-  busy0=$busy total0=$total last=$SECONDS
-  echo "test: $(date -u +%H:%M:%S), $((SECONDS / 60)) min in: $*" >&2
+  if [ -n "$name" ]; then
+    local used=$(( (busy - busy0) * 100 / (total - total0 > 0 ? total - total0 : 1) ))
+    echo "test: $(date -u +%H:%M:%S), $(( (SECONDS - started) / 60 )) min in: $name: $((SECONDS - from)) s, the cores ${used} % busy" >&8
+  fi
+  name=$* from=$SECONDS busy0=$busy total0=$total
+  [ -z "$name" ] || echo "test: $(date -u +%H:%M:%S), $(( (SECONDS - started) / 60 )) min in: $name" >&8
 }
 scripts/setup.sh all
 export SWIFT_BACKTRACE=enable=no
@@ -45,63 +62,135 @@ else
   debug=$cache/$compiler/debug dist=$cache/$compiler/dist fuzz=$cache/$compiler/fuzz
   echo "test: the builds in $cache/$compiler (SPLASHD_BUILD_CACHE=none: in the clone)" >&2
 fi
-# Every make target the docs name expands and the scripts it runs parse (seconds: most targets
-# are too long for this command; scripts/check-make.sh says what it proves).
-bash scripts/check-make.sh
-stage "the debug build and its tests"
-swift build --build-tests --scratch-path "$debug"
-make --no-print-directory first-frame FIRST_FRAME_BUILD="--scratch-path $debug"
-stage "the unit and end-to-end tests"
-swift test --skip-build --scratch-path "$debug"
-# (The ThreadSanitizer and AddressSanitizer runs, and their builds, are `make sanitize`:
-# docs/hardening.md, "Sanitizers". The build alone took 8 of CI's 60 minutes.)
-# The reference renderer in a real browser: Debian's Chromium, headless, over the DevTools protocol,
-# against the real splashd and splashd-web (docs/renderer.md).
-# And fleet telemetry against a real OTLP receiver (docs/operations.md, "Fleet telemetry").
-# And the native renderer on real kernel DRM drivers: Debian's kernel in QEMU with a virtio GPU of
-# two outputs, screens captured with QMP (docs/renderer-kms.md).
-stage "the browser, telemetry and VM tests"
-SPLASHD_BIN_DIR=$(swift build --show-bin-path --scratch-path "$debug") python3 -m pytest -q -p no:cacheprovider --durations=12 Tests/browser Tests/telemetry Tests/vm
-stage "the fuzz targets"
-# Each libFuzzer target briefly, with a fixed seed so the run is repeatable (`make fuzz` runs longer:
-# an hour a target). The stage is mostly its build (8.5 of its 8.75 minutes); 10,000 runs a
-# target, not 50,000, save about a minute (from the slowest targets' rates: 2,000 to 2,500 a second).
-FUZZ_SCRATCH=$fuzz scripts/fuzz.sh --runs 10000 --seed 1
-# The Debian package (the shipping build: a release build with the Swift runtime linked in),
-# checked by lintian, then installed and driven under real systemd as PID 1 in a container
-# (docs/system-tests.md). Needs root for systemd-nspawn; skipped with a message otherwise.
-stage "the Debian packages"
-make --no-print-directory deb DIST_SCRATCH="$dist"
-lintian --fail-on error,warning dist/*.deb
-# Each package against its budget (design §11's for splashd: at most 8 MB to download and 25 MB
-# installed; the others' in docs/benchmarks.md, "Package sizes"): a package that grows by an
-# import turns this red.
-scripts/package-budgets.sh dist/*.deb
-if [ "$(id -u)" -eq 0 ]; then
+root=false
+[ "$(id -u)" -ne 0 ] || root=true
+
+# The jobs. Each runs in a process group of its own (so a failure elsewhere can stop all of it),
+# its output in a file until it ends.
+logs=$(mktemp -d /tmp/splashd-test.XXXXXX)
+declare -A pids=()
+set -m
+job() {
+  local job=$1
+  shift
+  ( name="" ; "$@"; stage ) >"$logs/$job.log" 2>&1 &
+  pids[$job]=$!
+}
+stop() {
+  local job
+  for job in "${!pids[@]}"; do
+    kill -TERM -- "-${pids[$job]}" 2>/dev/null || true
+  done
+}
+trap stop EXIT
+# Waits for each job named, prints its output; the first that failed stops the others.
+await() {
+  local job status
+  for job; do
+    status=0
+    wait "${pids[$job]}" || status=$?
+    unset "pids[$job]"
+    echo "test: ──── the $job job's output ────"
+    cat "$logs/$job.log"
+    if [ "$status" -ne 0 ]; then
+      echo "test: the $job job failed (exit $status) after $(( (SECONDS - started) / 60 )) min; the others stopped" >&8
+      exit 1
+    fi
+  done
+}
+
+tests() {
+  stage "the unit and end-to-end tests"
+  swift test --skip-build --scratch-path "$debug"
+  # (The ThreadSanitizer and AddressSanitizer runs, and their builds, are `make sanitize`:
+  # docs/hardening.md, "Sanitizers". The build alone took 8 of CI's 60 minutes.)
+  # The reference renderer in a real browser: Debian's Chromium, headless, over the DevTools
+  # protocol, against the real splashd and splashd-web (docs/renderer.md). Fleet telemetry against
+  # a real OTLP receiver (docs/operations.md, "Fleet telemetry"). The native renderer on real
+  # kernel DRM drivers: Debian's kernel in QEMU with a virtio GPU of two outputs, screens captured
+  # with QMP (docs/renderer-kms.md). None of them depends on the machine's pace
+  # (docs/hardening.md, "A busy machine"): they run beside the builds.
+  stage "the browser, telemetry and VM tests"
+  SPLASHD_BIN_DIR=$(swift build --show-bin-path --scratch-path "$debug") python3 -m pytest -q -p no:cacheprovider --durations=12 Tests/browser Tests/telemetry Tests/vm
+}
+
+packages() {
+  # The Debian packages (the shipping build: a release build with the Swift runtime linked in),
+  # checked by lintian and each against its budget (design §11's for splashd: at most 8 MB to
+  # download and 25 MB installed; the others' in docs/benchmarks.md, "Package sizes"): a package
+  # that grows by an import turns this red.
+  stage "the amd64 packages"
+  make --no-print-directory deb DIST_SCRATCH="$dist"
+  lintian --fail-on error,warning dist/*.deb
+  scripts/package-budgets.sh dist/*.deb
+}
+
+builds() {
+  # Each libFuzzer target briefly, with a fixed seed so the run is repeatable (`make fuzz` runs
+  # longer: an hour a target). The stage is mostly its build.
+  stage "the fuzz targets"
+  FUZZ_SCRATCH=$fuzz scripts/fuzz.sh --runs 10000 --seed 1
+  if $root; then
+    # The arm64 packages, built here from Debian's archive alone by Swift 6.2.3 (so the code is
+    # built by both compilers it supports), checked by lintian and the same budgets
+    # (docs/packaging.md, "arm64"). The toolchain, the target and the SDK are made once and kept
+    # in ARM64_CACHE; so is this build's directory, as a build cache: a clean clone still rebuilds
+    # every module of its own, the dependencies' stay built (cold: 17.5 minutes more).
+    stage "the arm64 packages"
+    make --no-print-directory deb-arm64 ARM64_SCRATCH="$ARM64_CACHE/build"
+    lintian --fail-on error,warning dist/arm64/*.deb
+    scripts/package-budgets.sh dist/arm64/*.deb
+  fi
+}
+
+system() {
+  # The package installed and driven under real systemd as PID 1 in a container
+  # (docs/system-tests.md).
+  stage "the system checks"
+  scripts/system-test.sh dist/splashd_*.deb
+}
+
+kms() {
   # The packages on a real DRM display under systemd as PID 1: the VM boots an image with them
   # installed, and the app's unit crashes, loops and hangs behind splashd-kms (docs/renderer-kms.md).
-  stage "the packages under systemd"
+  stage "the packages on a display under systemd"
   SPLASHD_DIST=dist python3 -m pytest -q -p no:cacheprovider Tests/vm/test_kms_systemd.py
-  scripts/system-test.sh dist/splashd_*.deb
-  # The arm64 packages, built here from Debian's archive alone by Swift 6.2.3 (so the code is
-  # built by both compilers it supports), checked by lintian and the same budgets; their programs
-  # under qemu-user on Debian 12's arm64 libraries, a whole launch among them (docs/packaging.md,
-  # "arm64"). The toolchain, the target and the SDK are made once and kept in ARM64_CACHE; so is
-  # this stage's build directory, as a build cache: a clean clone still rebuilds every module of
-  # its own, the dependencies' stay built (cold: 17.5 minutes more).
-  stage "the arm64 packages"
-  export ARM64_CACHE=${ARM64_CACHE:-/var/cache/splashd-arm64}
-  make --no-print-directory deb-arm64 ARM64_SCRATCH="$ARM64_CACHE/build"
-  lintian --fail-on error,warning dist/arm64/*.deb
-  scripts/package-budgets.sh dist/arm64/*.deb
+}
+
+arm64() {
+  # The arm64 packages' programs under qemu-user on Debian 12's arm64 libraries, a whole launch
+  # among them. And the native renderer on an arm64 machine: qemu-system-aarch64 (TCG) with
+  # Debian 12's arm64 kernel, a virtio GPU of two outputs: the app takes the display with no gap,
+  # the splash comes back for every launch (`make test-arm64` runs every arm64 VM test).
+  stage "the arm64 tests"
   ARM64_DIST=dist/arm64 ARM64_TARGET="$ARM64_CACHE/target" python3 -m pytest -q -p no:cacheprovider Tests/arm64
-  # And the native renderer on an arm64 machine: qemu-system-aarch64 (TCG) with Debian 12's arm64
-  # kernel, a virtio GPU of two outputs: the app takes the display with no gap, the splash comes
-  # back for every launch (`make test-arm64` runs every arm64 VM test).
   scripts/arm64/vmroot.sh >/dev/null
   ARM64_BIN_DIR="$ARM64_CACHE/build/aarch64-unknown-linux-gnu/release" python3 -m pytest -q -p no:cacheprovider \
     Tests/vm/test_kms_arm64.py -k test_the_app_takes_the_display_with_no_gap
+}
+
+# Every make target the docs name expands and the scripts it runs parse (seconds: most targets
+# are too long for this command; scripts/check-make.sh says what it proves).
+bash scripts/check-make.sh
+export ARM64_CACHE=${ARM64_CACHE:-/var/cache/splashd-arm64}
+# The debug build first, alone: it keeps both cores busy (94 %), and the tests need it.
+stage "the debug build and its tests"
+swift build --build-tests --scratch-path "$debug"
+make --no-print-directory first-frame FIRST_FRAME_BUILD="--scratch-path $debug"
+stage
+job tests tests
+job packages packages
+await packages
+# systemd-nspawn and the VM's image need root; so does the arm64 build (chroot).
+$root && job system system
+job builds builds
+await tests
+$root && job kms kms
+await builds
+$root && job arm64 arm64
+if $root; then
+  await system kms arm64
 else
   echo "test: skipped the system tests and the arm64 packages: they need root (systemd-nspawn, chroot)" >&2
 fi
-stage "done"
+echo "test: every test passed in $(( SECONDS - started )) s ($(( (SECONDS - started) / 60 )) min)" >&8
