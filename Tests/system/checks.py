@@ -16,10 +16,11 @@ TEST_PLUGINS = ("/etc/splashd/plugins.d/systest-probe.toml", "/etc/splashd/plugi
                 "/etc/splashd/plugins.d/systest-sleeper.toml", "/etc/splashd/plugins.d/systest-sleeper.sh")
 
 
-def check(check_id: int, name: str, stage: str, needs: tuple[int, ...] = (), package: bool = False):
+def check(check_id: int, name: str, stage: str, package: bool = False):
     """A system check: its number and name (its line), the fixture it runs on (ct, rebooted,
-    booted), the checks whose state it uses, whether it needs a package (not with --bin-dir)."""
-    return pytest.mark.systest_check(check_id, name, stage=stage, needs=needs, package=package)
+    booted), whether it needs a package (not with --bin-dir). The state of an earlier check that
+    it uses is a fixture it takes (conftest.py: auto_config, plugins_launch, …)."""
+    return pytest.mark.systest_check(check_id, name, stage=stage, package=package)
 
 
 def ji(value) -> str:

@@ -12,6 +12,9 @@ Fixtures (session scope, one container through all the checks):
             launch waiting in first-frame: checks 1–3
   booted    … then the boot launch finished (check 3 plays the app and the renderer; without it
             this fixture does the same), the boot's records taken for check 14: the other checks
+  auto_config, plugins_launch, kiosk_app, upgraded, removed, purged, split_installed
+            (per check) the state an earlier check leaves, taken by the checks that use it: made
+            when it is cheap (auto_config), else the check is skipped when its maker was not run
   verdict   (per check) `verdict.ev(text)` adds evidence, `verdict.bad(text)` a reason to fail;
             the check's line is `PASS N name: evidence (T ms)` or `FAIL N name: reasons | seen:
             evidence (T ms)`
@@ -34,6 +37,7 @@ from pathlib import Path
 import pytest
 
 import configs
+from checks import TOML
 from container import Container, SetupError, json_objects, lines, ms_since
 
 HERE = Path(__file__).resolve().parent
@@ -172,8 +176,8 @@ def run_of(config) -> Run:
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "systest_check(id, name, stage, needs=(), package=False): a system check (Tests/system); "
-                   "stage: the fixture it runs on (ct, rebooted, booted); needs: the checks whose state it uses")
+        "markers", "systest_check(id, name, stage, package=False): a system check (Tests/system); "
+                   "stage: the fixture it runs on (ct, rebooted, booted)")
     global CURRENT
     run = Run(config)
     config.stash[RUN] = CURRENT = run
@@ -349,6 +353,78 @@ def booted(rebooted: Container, request) -> Container:
 
 
 # ---------------------------------------------------------------------------------------------
+# What a check leaves for later ones: a check that uses an earlier one's state takes it as a
+# fixture. The state is made here when that is as cheap as the check's setup (the auto config);
+# otherwise the check is skipped, with what to select, when the check that makes it did not run.
+
+
+def left_by(request, ct: Container, check_id: int) -> None:
+    if check_id in ct.memo.ran:
+        return
+    own, name = request.node.get_closest_marker("systest_check").args
+    reason = f"needs the state check {check_id} leaves: select it too (-k 'test_{check_id:02d} or test_{own:02d}')"
+    ct.say(f"SKIP {own} {name}: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def auto_config(booted: Container) -> Container:
+    """Check 4's state: the config whose launches finish by themselves (`configs.auto()`: no
+    first-frame step) in the file and running. Without check 4, written and reloaded here."""
+    ct = booted
+    if 4 not in ct.memo.ran:
+        ct.write_file(TOML, 0o644, configs.auto())
+        before = ct.cursor()
+        ct.cl("systemctl", "reload", "splashd.service")
+        if "configuration reloaded" not in ct.wait_reload(before):
+            pytest.fail("auto_config: the auto config was not reloaded", pytrace=False)
+    return ct
+
+
+@pytest.fixture
+def plugins_launch(booted: Container, request) -> str:
+    """Check 8's state: the test plugins and the HTTPS server in place; the id of the launch that
+    ran through them (its records in the journal)."""
+    left_by(request, booted, 8)
+    return booted.memo.plugins_launch
+
+
+@pytest.fixture
+def kiosk_app(booted: Container, request) -> Container:
+    """Check 10's state: the kiosk app, its units and the grant's files written; the app running."""
+    left_by(request, booted, 10)
+    return booted
+
+
+@pytest.fixture
+def upgraded(booted: Container, request) -> Container:
+    """Check 15's state: the package upgraded over itself, the daemon kept."""
+    left_by(request, booted, 15)
+    return booted
+
+
+@pytest.fixture
+def removed(booted: Container, request) -> Container:
+    """Check 16's state: the package removed (its files listed before, in memo.package_paths)."""
+    left_by(request, booted, 16)
+    return booted
+
+
+@pytest.fixture
+def purged(booted: Container, request) -> Container:
+    """Check 17's state: the package purged (only the legacy 0.1.0-1 can come next)."""
+    left_by(request, booted, 17)
+    return booted
+
+
+@pytest.fixture
+def split_installed(booted: Container, request) -> Container:
+    """Check 18's state: 0.1.0-1 upgraded to this version's split packages."""
+    left_by(request, booted, 18)
+    return booted
+
+
+# ---------------------------------------------------------------------------------------------
 # One verdict per check
 
 
@@ -383,19 +459,13 @@ class Verdict:
 def verdict(request, ct: Container) -> Verdict:
     mark = request.node.get_closest_marker("systest_check")
     check_id, name = mark.args
-    stage, needs, package = mark.kwargs["stage"], mark.kwargs.get("needs", ()), mark.kwargs.get("package", False)
+    stage, package = mark.kwargs["stage"], mark.kwargs.get("package", False)
     run = run_of(request.config)
     if package and not ct.deb:
         if not run.package_note_said:
             run.package_note_said = True
             ct.say(PACKAGE_NOTE)
         pytest.skip("needs a package: not run with --bin-dir")
-    missing = [n for n in needs if n not in ct.memo.ran]
-    if missing:
-        wanted = " or ".join(f"test_{n:02d}" for n in [*missing, check_id])
-        reason = f"needs the state check {', '.join(map(str, missing))} leaves: select it too (-k '{wanted}')"
-        ct.say(f"SKIP {check_id} {name}: {reason}")
-        pytest.skip(reason)
     request.getfixturevalue(stage)
     return Verdict(check_id, name, ct)
 

@@ -88,8 +88,8 @@ def app_recovery(ct: Container, verdict, app: SimpleNamespace, sig: str, reason:
     return True
 
 
-@check(10, "app-life", stage="booted", needs=(4,))
-def test_10_app_life(ct: Container, verdict):
+@check(10, "app-life", stage="booted")
+def test_10_app_life(ct: Container, verdict, auto_config):
     app = SimpleNamespace(ms=None, pids="")
 
     def ms_or(default):
@@ -285,8 +285,8 @@ def broken_app_loops(ct: Container, verdict, mode: str) -> None:
         verdict.bad(f"{mode}: the launch after Retry did not finish")
 
 
-@check(11, "app-watch-exact", stage="booted", needs=(10,))
-def test_11_app_watch_exact(ct: Container, verdict):
+@check(11, "app-watch-exact", stage="booted")
+def test_11_app_watch_exact(ct: Container, verdict, kiosk_app):
     saved = ct.files / "config-before-app-watch.toml"
     try:
         shutil.copy(ct.root / TOML.lstrip("/"), saved)

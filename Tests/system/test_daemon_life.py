@@ -69,8 +69,8 @@ def test_04_reload(ct: Container, verdict):
 # daemon pings at half of it, and a busy machine must not make a ping late enough for a false restart.
 
 
-@check(5, "watchdog", stage="booted", needs=(4,))
-def test_05_watchdog(ct: Container, verdict):
+@check(5, "watchdog", stage="booted")
+def test_05_watchdog(ct: Container, verdict, auto_config):
     ct.write_file("/etc/systemd/system/splashd.service.d/50-systest-watchdog.conf", 0o644, "[Service]\nWatchdogSec=10s\n")
     ct.cl("systemctl", "daemon-reload")
     before = ct.cursor()
@@ -141,8 +141,8 @@ def test_05_watchdog(ct: Container, verdict):
 # Check 6: SIGKILL; Restart=on-failure, with the launch counter and the history intact.
 
 
-@check(6, "sigkill-restart", stage="booted", needs=(4,))
-def test_06_sigkill_restart(ct: Container, verdict):
+@check(6, "sigkill-restart", stage="booted")
+def test_06_sigkill_restart(ct: Container, verdict, auto_config):
     def history_lines() -> str:
         return (first_fields(ct.c("wc", "-l", "/var/lib/splashd/history.jsonl").stdout) or [""])[0]
 
@@ -189,8 +189,8 @@ def test_06_sigkill_restart(ct: Container, verdict):
 # Check 7: who may control the splash (the socket's group).
 
 
-@check(7, "control-group", stage="booted", needs=(4,))
-def test_07_control_group(ct: Container, verdict):
+@check(7, "control-group", stage="booted")
+def test_07_control_group(ct: Container, verdict, auto_config):
     ct.cl("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "--groups", "splash", "systest-kiosk")
     ct.cl("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "--gid", "splash", "systest-renderer")
     ct.cl("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "systest-outsider")
@@ -225,8 +225,8 @@ def test_07_control_group(ct: Container, verdict):
 # Check 13: stop leaves nothing, not even a plugin's setsid child; socket activation after a stop.
 
 
-@check(13, "stop-leaves-nothing", stage="booted", needs=(8,))
-def test_13_stop_leaves_nothing(ct: Container, verdict):
+@check(13, "stop-leaves-nothing", stage="booted")
+def test_13_stop_leaves_nothing(ct: Container, verdict, plugins_launch):
     ct.write_file(TOML, 0o644, configs.sleeper())
     before = ct.cursor()
     ct.cl("systemctl", "reload", "splashd.service")

@@ -17,8 +17,8 @@ from container import LAUNCH_FINISHED_ID, Container, json_objects, lines, num
 # Check 12: the journal's fields over the whole run, and the catalog.
 
 
-@check(12, "journal-fields-and-catalog", stage="booted", needs=(8,))
-def test_12_journal_fields_and_catalog(ct: Container, verdict):
+@check(12, "journal-fields-and-catalog", stage="booted")
+def test_12_journal_fields_and_catalog(ct: Container, verdict, plugins_launch):
     entries = json_objects(ct.c("journalctl", "-o", "json", "-u", "splashd.service", "--no-pager").stdout)
     fields = sorted({key for entry in entries for key in entry})
     missing = [f for f in ("SPLASHD_LAUNCH", "SPLASHD_STEP", "SPLASHD_PHASE", "SPLASHD_ATTEMPT", "SPLASHD_DURATION_MS",

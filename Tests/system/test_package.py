@@ -94,8 +94,8 @@ def test_15_upgrade_keeps_daemon(ct: Container, verdict):
 # (design §11; docs/packaging.md, "Remove and purge").
 
 
-@check(16, "remove", stage="booted", needs=(15,), package=True)
-def test_16_remove(ct: Container, verdict):
+@check(16, "remove", stage="booted", package=True)
+def test_16_remove(ct: Container, verdict, upgraded):
     listed = ct.c("dpkg", "-L", "splashd")
     if not listed.ok:
         verdict.bad("dpkg -L failed")
@@ -152,8 +152,8 @@ def test_16_remove(ct: Container, verdict):
 # state; the user and the group stay.
 
 
-@check(17, "purge", stage="booted", needs=(16,), package=True)
-def test_17_purge(ct: Container, verdict):
+@check(17, "purge", stage="booted", package=True)
+def test_17_purge(ct: Container, verdict, removed):
     # The test's own plugins in /etc/splashd/plugins.d are an operator's files: purge keeps them
     # (docs/packaging.md). Gone first, as an operator who wants /etc/splashd gone would do.
     ct.c("rm", "-f", *TEST_PLUGINS)
@@ -225,8 +225,8 @@ SPLIT = ("splashd", "splashd-kms", "splashd-otel", "splashd-themes", "splashd-we
 # configuration stays. Then all five are purged: nothing of them is left.
 
 
-@check(18, "split-upgrade", stage="booted", needs=(17,), package=True)
-def test_18_split_upgrade(ct: Container, verdict):
+@check(18, "split-upgrade", stage="booted", package=True)
+def test_18_split_upgrade(ct: Container, verdict, purged):
     legacy = make_legacy_package(ct)
     if not legacy:
         verdict.bad("could not build the 0.1.0-1 package")
@@ -314,8 +314,8 @@ def test_18_split_upgrade(ct: Container, verdict):
 # package is purged: nothing of it is left.
 
 
-@check(19, "kms-units", stage="booted", needs=(18,), package=True)
-def test_19_kms_units(ct: Container, verdict):
+@check(19, "kms-units", stage="booted", package=True)
+def test_19_kms_units(ct: Container, verdict, split_installed):
     debs = [ct.deb_name] + [s for s in ct.siblings if s.startswith(("splashd-kms_", "splashd-themes_"))]
     for deb in debs:
         shutil.copy(ct.files / deb, ct.root / "srv/systest" / deb)

@@ -103,9 +103,9 @@ def test_08_plugins_and_https(ct: Container, verdict):
 # its second.
 
 
-@check(9, "splashctl-logs", stage="booted", needs=(8,))
-def test_09_splashctl_logs(ct: Container, verdict):
-    launch = ct.memo.plugins_launch
+@check(9, "splashctl-logs", stage="booted")
+def test_09_splashctl_logs(ct: Container, verdict, plugins_launch):
+    launch = plugins_launch
     if not launch:
         verdict.bad("check 8 recorded no launch")
         return
