@@ -10,12 +10,13 @@
 #     tests      the Swift tests, then the browser, telemetry and VM tests
 #     packages   the amd64 packages; once they are made, beside the rest:
 #       system     the system checks (systemd in a container)
+#       kms        the packages on a display under systemd (a VM)
 #       builds     the fuzz targets, then the arm64 packages; once those are made:
 #         arm64      their tests (qemu-user, the arm64 VM)
-#     kms        once tests and packages have ended: the packages on a display under systemd
 #
 # Each job's output is printed whole when it ends; the timeline (every stage's start and end, its
-# seconds and how busy the cores were) as it happens. The first job that fails stops the others.
+# seconds and how busy the cores were) as it happens. A job that fails stops the others when it
+# ends.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec 8>&2
@@ -83,19 +84,27 @@ stop() {
   done
 }
 trap stop EXIT
-# Waits for each job named, prints its output; the first that failed stops the others.
-await() {
-  local job status
+# Waits for the next job to end, whichever it is, and prints its output; one that failed stops
+# the others and the run.
+declare -A ended=()
+reap() {
+  local pid="" status=0 job
+  wait -n -p pid "${pids[@]}" || status=$?
+  for job in "${!pids[@]}"; do [ "${pids[$job]}" != "$pid" ] || break; done
+  unset "pids[$job]"
+  ended[$job]=1
+  echo "test: ──── the $job job's output ────"
+  cat "$logs/$job.log"
+  if [ "$status" -ne 0 ]; then
+    echo "test: the $job job failed (exit $status) after $(( (SECONDS - started) / 60 )) min; the others stopped" >&8
+    exit 1
+  fi
+}
+# Waits until each job named has ended.
+after() {
+  local job
   for job; do
-    status=0
-    wait "${pids[$job]}" || status=$?
-    unset "pids[$job]"
-    echo "test: ──── the $job job's output ────"
-    cat "$logs/$job.log"
-    if [ "$status" -ne 0 ]; then
-      echo "test: the $job job failed (exit $status) after $(( (SECONDS - started) / 60 )) min; the others stopped" >&8
-      exit 1
-    fi
+    while [ -z "${ended[$job]:-}" ]; do reap; done
   done
 }
 
@@ -180,17 +189,13 @@ make --no-print-directory first-frame FIRST_FRAME_BUILD="--scratch-path $debug"
 stage
 job tests tests
 job packages packages
-await packages
+after packages
 # systemd-nspawn and the VM's image need root; so does the arm64 build (chroot).
 $root && job system system
-job builds builds
-await tests
 $root && job kms kms
-await builds
+job builds builds
+after builds
 $root && job arm64 arm64
-if $root; then
-  await system kms arm64
-else
-  echo "test: skipped the system tests and the arm64 packages: they need root (systemd-nspawn, chroot)" >&2
-fi
+while [ "${#pids[@]}" -gt 0 ]; do reap; done
+$root || echo "test: skipped the system tests and the arm64 packages: they need root (systemd-nspawn, chroot)" >&2
 echo "test: every test passed in $(( SECONDS - started )) s ($(( (SECONDS - started) / 60 )) min)" >&8

@@ -168,11 +168,16 @@ def test_a_gpu_device_that_goes_away_and_comes_back_is_drawn_on_again():
 
 
 def build_app():
+    """The test app, built for this machine. Under a name of this process's first, then renamed:
+    the test command runs two VM suites at once, and one must never copy the other's half-written
+    file."""
     app = os.path.join(ROOT, ".build", "vm-test-app")
     os.makedirs(os.path.dirname(app), exist_ok=True)
     import subprocess
-    subprocess.run(["cc", "-O2", "-Wall", "-I/usr/include/libdrm", "-o", app, os.path.join(os.path.dirname(__file__), "app.c"), "-ldrm"],
+    building = f"{app}.{os.getpid()}"
+    subprocess.run(["cc", "-O2", "-Wall", "-I/usr/include/libdrm", "-o", building, os.path.join(os.path.dirname(__file__), "app.c"), "-ldrm"],
                    check=True)
+    os.replace(building, app)
     return app
 
 
