@@ -389,39 +389,20 @@ def plugins_launch(booted: Container, request) -> str:
     return booted.memo.plugins_launch
 
 
-@pytest.fixture
-def kiosk_app(booted: Container, request) -> Container:
-    """Check 10's state: the kiosk app, its units and the grant's files written; the app running."""
-    left_by(request, booted, 10)
-    return booted
+def left_by_check(name: str, check_id: int, doc: str):
+    """A fixture `name` for the state check `check_id` leaves, which only that check makes."""
+    def fixture(booted: Container, request) -> Container:
+        left_by(request, booted, check_id)
+        return booted
+    fixture.__name__, fixture.__doc__ = name, doc
+    return pytest.fixture(name=name)(fixture)
 
 
-@pytest.fixture
-def upgraded(booted: Container, request) -> Container:
-    """Check 15's state: the package upgraded over itself, the daemon kept."""
-    left_by(request, booted, 15)
-    return booted
-
-
-@pytest.fixture
-def removed(booted: Container, request) -> Container:
-    """Check 16's state: the package removed (its files listed before, in memo.package_paths)."""
-    left_by(request, booted, 16)
-    return booted
-
-
-@pytest.fixture
-def purged(booted: Container, request) -> Container:
-    """Check 17's state: the package purged (only the legacy 0.1.0-1 can come next)."""
-    left_by(request, booted, 17)
-    return booted
-
-
-@pytest.fixture
-def split_installed(booted: Container, request) -> Container:
-    """Check 18's state: 0.1.0-1 upgraded to this version's split packages."""
-    left_by(request, booted, 18)
-    return booted
+kiosk_app = left_by_check("kiosk_app", 10, "Check 10's state: the kiosk app, its units and the grant's files written; the app running.")
+upgraded = left_by_check("upgraded", 15, "Check 15's state: the package upgraded over itself, the daemon kept.")
+removed = left_by_check("removed", 16, "Check 16's state: the package removed (its files listed before, in memo.package_paths).")
+purged = left_by_check("purged", 17, "Check 17's state: the package purged (only the legacy 0.1.0-1 can come next).")
+split_installed = left_by_check("split_installed", 18, "Check 18's state: 0.1.0-1 upgraded to this version's split packages.")
 
 
 # ---------------------------------------------------------------------------------------------
