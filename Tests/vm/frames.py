@@ -11,7 +11,8 @@ thumbnail:
 - "splash": the theme's background (the reference's #0D7377, Plymouth's theme on the same colour)
   over most of the output;
 - "black": nothing lit (a black frame, or an output that scans nothing out: QEMU's placeholder,
-  "Display output is not active.", centred on black, counts as black: a monitor shows no picture);
+  "Display output is not active." centred on black, counts as black: a monitor shows no picture,
+  and the guest's driver resetting the device shows it);
 - "firmware": the firmware's picture as first captured (`firmware`, a thumbnail), unchanged;
 - "console": black with light pixels (glyphs, a cursor) and nothing else lit;
 - "mixed": anything else (a half-drawn frame, two pictures at once).
@@ -25,8 +26,6 @@ import zlib
 STEP = 8
 TEAL = (0x0D, 0x73, 0x77)
 MAGENTA = (0xFF, 0x00, 0xFF)
-# QEMU's placeholder's size (640x480), as a thumbnail.
-PLACEHOLDER = (640 // STEP, 480 // STEP)
 KINDS = ("firmware", "black", "console", "splash", "app", "mixed")
 # The colour of each kind's bar under a thumbnail in a filmstrip.
 BAR = {"firmware": (0x80, 0x80, 0x80), "black": (0x00, 0x00, 0x00), "console": (0xFF, 0xFF, 0xFF),
@@ -111,9 +110,10 @@ def classify(frame, firmware=None, app=MAGENTA, background=TEAL):
     if any(max(p) - min(p) > 48 for _, p in lit):
         return "mixed"
     rows = {i // width for i, _ in lit}
-    # QEMU's placeholder for an output with nothing scanned out: one line of light text across
-    # the middle (640x480 in QEMU 7.2), nothing else.
-    if (width, height) == PLACEHOLDER and all(abs(row - height / 2) <= height / 12 for row in rows):
+    # QEMU's placeholder for an output with nothing scanned out ("Display output is not active.",
+    # at the size the output had, 640x480 before it had any): one line of light text across the
+    # middle, nothing else. A console writes from the top.
+    if all(abs(row - height / 2) <= max(2, height / 24) for row in rows):
         return "black"
     return "console"
 
