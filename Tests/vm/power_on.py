@@ -467,6 +467,11 @@ def boot(system, built, cache_out=None):
                         " [ $(date +%s) -lt $end ] || exit 1; sleep 0.2; done", timeout=200)
             machine.run("mkdir -p /run/out && mount -t 9p -o trans=virtio,version=9p2000.L out /run/out && "
                         "cp -p /var/cache/splashd-kms/* /run/out/ && umount /run/out")
+        if system == "splashd-initramfs":
+            # The initramfs's renderer, moved into the real root, is the one that shows the splash.
+            result["carried_over"] = machine.run(
+                "pid=$(cat /run/splashd-kms/initramfs.pid) && [ \"$(cat /run/splashd-kms/new-root)\" = ok ] "
+                "&& [ \"$(head -c 1 /proc/$pid/cmdline)\" = @ ] && [ \"$(readlink /proc/$pid/root)\" = / ]") == 0
         result["kernel"] = guest_output(machine, "dmesg | grep -iE 'fb|drm|virtio_gpu|virtio-gpu|console|Run /init|switch' | head -n 40")
         result["started_utc"] = machine.started_utc
         result["console"] = machine.console_text()[-4000:]

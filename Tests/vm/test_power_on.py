@@ -80,6 +80,7 @@ def test_from_power_on_to_the_app_one_picture_with_the_initramfs_hook():
         print(f"output {head + 1}: {s['runs']}")
     print(result["journal"])
     path = power_on.save(result, "test-splashd-initramfs")
+    assert result["carried_over"], f"the initramfs's renderer moved into the real root and shows the splash there:\n{result['journal']}"
     assert summary[0]["runs"][0][0] in ("black", "none", "firmware") and any(k == "firmware" for k, _ in summary[0]["runs"]), \
         f"the firmware's logo first on output 1 ({path}): {summary[0]['runs']}"
     assert all(kind in frames.KINDS + ("none",) for s in summary.values() for kind, _ in s["runs"])
