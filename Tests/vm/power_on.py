@@ -236,6 +236,11 @@ def image(system, dist=None):
             if system == "plymouth":
                 write(root, "/usr/share/plymouth/themes/splashd-power-on/splashd-power-on.plymouth", PLYMOUTH_THEME)
                 chroot(root, "plymouth-set-default-theme splashd-power-on", "plymouth-set-default-theme")
+                # (A look at why: POWER_ON_PLYMOUTH_DEVICE_TIMEOUT=N for another DeviceTimeout than
+                # Debian's 8 s.)
+                if os.environ.get("POWER_ON_PLYMOUTH_DEVICE_TIMEOUT"):
+                    with open(os.path.join(root, "etc/plymouth/plymouthd.conf"), "a") as f:
+                        f.write(f"DeviceTimeout={os.environ['POWER_ON_PLYMOUTH_DEVICE_TIMEOUT']}\n")
                 app_unit, wants = PLYMOUTH_APP_UNIT, "vm-kiosk.service"
             else:
                 shutil.copytree(os.path.join(ROOT, "renderer/themes/reference"), os.path.join(root, "etc/splashd/theme"))
@@ -450,13 +455,17 @@ def boot(system, built, cache_out=None):
     guest's journal says of the splash; with `cache_out`, the first-frame cache the boot wrote is
     copied there."""
     shares = {"out": cache_out} if cache_out else None
-    machine = FilmedVM(root=built["root"], initrd=built["initrd"], systemd=True, firmware=True, append=APPEND, shares=shares)
+    # (POWER_ON_APPEND: more words for the kernel's command line, e.g. plymouth.debug.)
+    append = f"{APPEND} {os.environ.get('POWER_ON_APPEND', '')}".strip()
+    machine = FilmedVM(root=built["root"], initrd=built["initrd"], systemd=True, firmware=True, append=append, shares=shares)
     try:
         machine.start(timeout=PATIENCE)
         result = {"system": system, "summary": summary(machine.film), "film": machine.film}
         result["rss"] = rss(machine)
         if system == "plymouth":
-            result["journal"] = guest_output(machine, "journalctl -b -o short-monotonic --no-pager | grep -iE 'plymouth|vm-kiosk' | tail -n 20")
+            result["journal"] = guest_output(machine, "journalctl -b -o short-monotonic --no-pager | grep -iE 'plymouth|vm-kiosk' | tail -n 20; "
+                                             "cat /etc/plymouth/plymouthd.conf; grep -iE 'drm|renderer|device|timeout|plugin|splash|text' "
+                                             "/var/log/plymouth-debug.log 2>/dev/null | head -n 60")
         else:
             result["journal"] = guest_output(machine, "journalctl -b -o short-monotonic --no-pager -u splashd-kms -u splashd -u vm-kiosk "
                                              "| grep -E 'first frame|display|cache|stands still|launch|mode|splashd-kms-first' | head -n 30; "
