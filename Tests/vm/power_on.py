@@ -60,10 +60,10 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 WORK = os.path.join(ROOT, ".build", "power-on")
 SYSTEMS = ("plymouth", "splashd-initramfs", "splashd-units")
 PLYMOUTH_PACKAGES = ["plymouth", "libplymouth5", "plymouth-themes", "plymouth-label", "fonts-cantarell"]
-# `quiet splash` as a quiet boot has it, and no cursor on the text console (docs/renderer-kms.md:
-# `vt.global_cursor_default=0`; Plymouth hides it itself once it shows).
-APPEND = ("boot=splashdtest splashd.nohold init=/lib/systemd/systemd quiet splash vt.global_cursor_default=0 "
-          "plymouth.ignore-serial-consoles")
+# With `quiet splash` (FilmedVM puts them first) as a quiet boot has it, and no cursor on the text
+# console (docs/renderer-kms.md: `vt.global_cursor_default=0`; Plymouth hides it itself once it
+# shows).
+APPEND = "boot=splashdtest splashd.nohold init=/lib/systemd/systemd vt.global_cursor_default=0 plymouth.ignore-serial-consoles"
 # The test app's colour (Tests/vm/app.c paints it): magenta.
 APP_COLOUR = "ff00ff"
 # A bound against a hang, not a time anything must keep: the guest is emulated.
@@ -303,10 +303,16 @@ class FilmedVM(vm.VM):
     the app's first frame shows on both (or PATIENCE passes)."""
 
     def _amd64_command(self, *args):
+        command = super()._amd64_command(*args)
+        # `quiet splash` first on the kernel's command line: Plymouth 22 looks at the first
+        # occurrence of "splash" only, and vm.py's words begin with splashd.systemd (Plymouth then
+        # shows its text "details" splash: "kernel command line lacks splash").
+        at = command.index("-append") + 1
+        command[at] = "quiet splash " + command[at]
         self.t0 = time.monotonic()
         # (The guest's clock starts from this machine's: its logs' wall-clock times are ours.)
         self.started_utc = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f"{time.time() % 1:.3f}"[1:]
-        return super()._amd64_command(*args)
+        return command
 
     def _watch_boot(self, marker, timeout):
         self.film = film(self)
