@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: check unit deps update-dependencies build first-frame release dist install deb deb-arm64 arm64-toolchain check-arm64 test-arm64 man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms bench-initramfs bench-boot bench-fresh-demo toml-test demo clean fuzz sanitize
+.PHONY: check unit deps update-dependencies build first-frame release dist install deb deb-arm64 arm64-toolchain check-arm64 test-arm64 man test test-busy test-vm-busy bench bench-inprocess bench-process bench-config bench-linking bench-renderer bench-app bench-draw bench-kms bench-initramfs bench-boot bench-power-on bench-fresh-demo toml-test demo clean fuzz sanitize
 
 # The fast loop: the debug build and every Swift test (units, adapters, the real binaries end to
 # end). Installs nothing and starts no VM or browser; what it needs is `make deps tests` once.
@@ -202,6 +202,14 @@ bench-initramfs: dist
 # are downloaded and unpacked under .build/bench-boot, never installed. The shipping build.
 bench-boot: dist
 	SPLASHD_BIN_DIR=$(CURDIR)/$(DIST_BIN) python3 Tests/vm/bench_boot.py
+
+# From power-on to the app as a person sees it (design §16): a filmstrip of the VM's two outputs
+# from QEMU's start (UEFI firmware, its logo) to the app's first frame, for Plymouth from Debian's
+# initramfs, splashd with the splashd-kms initramfs hook, and splashd with its units alone (a first
+# boot and one with the first-frame cache); the packages installed in an image, systemd as PID 1.
+# Three boots each (POWER_ON_RUNS=N), a table; the strips in .build/power-on (docs/power-on.md).
+bench-power-on: deb
+	SPLASHD_DIST=$(CURDIR)/dist python3 Tests/vm/power_on.py
 
 # Config loading time against the number of steps (5,000 to 80,000): `splashd check`, release build.
 bench-config: dist
