@@ -59,16 +59,19 @@ completions() { # TOOL: its bash, zsh and fish completions
 pictures() { # PATTERN: the docs' pictures of a renderer, which its package brings beside the docs
     (cd "$all" && ls usr/share/doc/splashd/$1 2>/dev/null) | tr '\n' ' '
 }
-# The pictures of what a renderer draws come with that renderer's package (into splashd's doc
-# directory, where the docs that show them are): splashd stays within its budget.
+# A renderer's docs (renderer.md, renderer-kms.md and power-on.md, which its units' Documentation=
+# names) and the pictures of what it draws (power-on's filmstrips the native renderer's) come with
+# that renderer's package, into splashd's doc directory, where README's links point: splashd stays
+# within its budget, and each package carries the docs of what it ships.
 declare -A files=(
     [splashd-web]="usr/bin/splashd-web usr/lib/systemd/system/splashd-web.service usr/share/splashd/web
-        usr/share/man/man1/splashd-web.1.gz $(completions splashd-web) $(pictures 'renderer-*.png')"
+        usr/share/man/man1/splashd-web.1.gz $(completions splashd-web) usr/share/doc/splashd/renderer.md $(pictures 'renderer-*.png')"
     [splashd-otel]="usr/bin/splashd-otel usr/lib/systemd/system/splashd-otel.service
         usr/share/man/man1/splashd-otel.1.gz $(completions splashd-otel)"
     [splashd-kms]="usr/bin/splashd-kms usr/lib/splashd/splashd-kms-first-frame usr/lib/systemd/system/splashd-kms.service usr/lib/systemd/system/splashd-kms-handoff.service
         usr/share/man/man1/splashd-kms.1.gz $(completions splashd-kms) usr/share/initramfs-tools etc/splashd/initramfs.conf
-        var/cache/splashd-kms $(pictures 'kms-*.png')"
+        var/cache/splashd-kms usr/share/doc/splashd/renderer-kms.md usr/share/doc/splashd/power-on.md
+        $(pictures 'kms-*.png') $(pictures 'power-on-*.png')"
     [splashd-themes]="usr/share/splashd/themes"
 )
 for package in "${packages[@]}"; do
