@@ -12,6 +12,9 @@ public final class PathWatch {
     /// the wait too, and the way is looked at again.
     private let mounts: Int32
     private var watch: Int32 = -1
+    /// The directory watched: its path, device and inode (a directory made again, or mounted
+    /// over, is another one, watched anew).
+    private var watched: (path: String, device: UInt64, inode: UInt64)?
 
     /// Watches for `path` (call `exists()` first: the watch is armed by it).
     public init(_ path: String) throws(KMSError) {
@@ -34,24 +37,54 @@ public final class PathWatch {
     /// Whether the path exists now; when not, the deepest directory on its way that exists is
     /// watched (its events and the mount table's are drained first). Never waits.
     public func exists() throws(KMSError) -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while read(fd, &buffer, buffer.count) > 0 {}
+        drain()
         if mounts >= 0 {
             // Read to the end: the next change is then told again.
+            var buffer = [UInt8](repeating: 0, count: 4096)
             _ = lseek(mounts, 0, SEEK_SET)
             while read(mounts, &buffer, buffer.count) > 0 {}
         }
         if access(path, F_OK) == 0 { return true }
-        if watch >= 0 { _ = inotify_rm_watch(fd, watch) }
         // Watch the deepest directory on the way that exists: /dev, then /dev/dri once made.
         var directory = path
         repeat {
             directory = DeviceWait.parent(of: directory)
         } while access(directory, F_OK) != 0 && directory != "/" && directory != "."
-        watch = inotify_add_watch(fd, directory, UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB))
-        guard watch >= 0 else { throw KMSError("cannot watch \(directory)", errno: errno) }
-        // Looked at again after the watch is in place: the path may have come meanwhile.
+        var info = stat()
+        guard stat(directory, &info) == 0 else { throw KMSError("cannot watch \(directory)", errno: errno) }
+        let found = (path: directory, device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        // The same directory: its watch stays. (Armed anew, the old watch's removal would queue
+        // IN_IGNORED on this descriptor, and the loop would wake at once, for ever.)
+        if watch >= 0, let watched, watched == found { return access(path, F_OK) == 0 }
+        let armed = inotify_add_watch(fd, directory, UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB))
+        guard armed >= 0 else { throw KMSError("cannot watch \(directory)", errno: errno) }
+        if watch >= 0, watch != armed { _ = inotify_rm_watch(fd, watch) }
+        watch = armed
+        watched = found
+        // The old watch's IN_IGNORED, and what the new one saw so far, drained: the path is
+        // looked at again after that, so nothing that came before is missed.
+        drain()
         return access(path, F_OK) == 0
+    }
+
+    /// Reads every event queued: each says only "look again", but IN_IGNORED for the watch in
+    /// place says the kernel removed it (its directory went away): then it is armed anew.
+    private func drain() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            guard count > 0 else { return }
+            var at = 0
+            // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of name.
+            while at + 16 <= count {
+                let (wd, mask, length) = buffer.withUnsafeBytes {
+                    ($0.loadUnaligned(fromByteOffset: at, as: Int32.self), $0.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self),
+                     $0.loadUnaligned(fromByteOffset: at + 12, as: UInt32.self))
+                }
+                if mask & UInt32(IN_IGNORED) != 0, wd == watch { watch = -1 }
+                at += 16 + Int(length)
+            }
+        }
     }
 }
 

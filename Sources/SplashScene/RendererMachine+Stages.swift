@@ -28,6 +28,9 @@ extension RendererMachine {
         }
         var actions: [Action] = []
         let newLaunch = message.launch != launch
+        // The launch's dismissal begins with this state: the app shows, and nothing of the splash
+        // is on screen where the renderer has no device or the app has the display.
+        let dismissalBegins = message.phase == .dismissing && (newLaunch || phase != .dismissing)
         launch = message.launch
         phase = message.phase
         if message.phase == .finished, finishedAt == nil || newLaunch { finishedAt = now }
@@ -36,14 +39,17 @@ extension RendererMachine {
         case .handingOff, .away:
             if wantsSplashBack(message) {
                 actions += takeBack(message, at: now)
-            } else if newLaunch {
-                // A launch that began and handed over while the renderer was away (or slept):
-                // nothing of it was shown, so nothing is in the way of its dismissal.
-                handedOff = message.launch
+            } else {
+                // A launch that began and handed over while the renderer was away (or slept), or
+                // the one whose device came while it had handed over: nothing of it was shown,
+                // so nothing is in the way of its dismissal.
+                if newLaunch { handedOff = message.launch }
                 if case .handingOff(var handingOff) = state {
-                    handingOff.dismissedSent = false
-                    state = .handingOff(handingOff)
-                } else if message.phase == .dismissing {
+                    if newLaunch {
+                        handingOff.dismissedSent = false
+                        state = .handingOff(handingOff)
+                    }
+                } else if dismissalBegins {
                     actions.append(.send(.dismissed))
                 }
             }
@@ -55,10 +61,19 @@ extension RendererMachine {
                 if message.phase == .dismissing { actions.append(.send(.dismissed)) }
             }
         case .noDevice:
-            // Whose the display is when the device comes back.
+            // Whose the display is when the device comes (back). Nothing of the splash is on
+            // screen: a launch that hands over lets the display lock go at once, as a hand-off
+            // does (the app's `splashd-kms wait` returns, and the app takes the device when it
+            // comes), and is dismissed at once; one that wants the splash back takes the lock
+            // again. The lock is held in this stage exactly while `handedOff` is nil.
             if Self.handsOver(message) {
+                if handedOff == nil {
+                    actions += [.releaseLock, .log("launch \(message.launch) hands the display over with no device open: the app's")]
+                }
                 handedOff = message.launch
+                if dismissalBegins { actions.append(.send(.dismissed)) }
             } else if wantsSplashBack(message) {
+                if handedOff != nil { actions.append(.takeLock) }
                 handedOff = nil
             }
             show(message, at: now)

@@ -233,10 +233,10 @@ public struct RendererMachine {
         closesFramebuffers = closeFB
         giveBackPending = true
         if handedOff != nil {
-            // The app's turn: a device that came back (or a renderer started while the app runs)
+            // The app's turn: a device that came (back) or a renderer started while the app runs
             // is not kept from it.
             state = .away
-            return master ? [.dropMaster] : []
+            return [.log("the device came while the app has the display: it is the app's")] + (master ? [.dropMaster] : [])
         }
         if master { return becomeMaster(at: now) }
         state = .waitingForMaster(.init(wantedSince: now, nextTry: now + Self.masterRetry))
@@ -251,8 +251,11 @@ public struct RendererMachine {
             // Nothing of ours is on screen any more.
             actions.append(.send(.dismissed))
         case .showing(let showing) where showing.handOffWanted:
-            // The app takes the device that comes back.
+            // The app takes the device that comes back: the display lock goes now, as at the
+            // hand-off (nothing of the splash is on screen any more).
             handedOff = launch
+            actions.append(.releaseLock)
+            if phase == .dismissing { actions.append(.send(.dismissed)) }
         default:
             break
         }

@@ -62,6 +62,57 @@ import SplashTheme
         #expect(DeviceWait.parent(of: "dri/card0") == "dri")
     }
 
+    /// Whether any of the watch's descriptors is ready now (a poll that does not wait).
+    func wakes(_ watch: PathWatch) -> Bool {
+        var fds = watch.descriptors.map { pollfd(fd: $0.fd, events: $0.events, revents: 0) }
+        return poll(&fds, nfds_t(fds.count), 0) > 0
+    }
+
+    /// A wait that wakes for another name in the watched directory looks again and sleeps on: it
+    /// does not wake itself. (Armed anew at each look, the watch's removal queued IN_IGNORED on
+    /// its own descriptor: the renderer's loop woke at once, for ever, and spun a core while it
+    /// waited for the device: from early in boot, since /dev is busy then.)
+    @Test func aWatchThatFindsNothingSleepsOnAndSeesThePathCome() throws {
+        let directory = try TemporaryDirectory(prefix: "splashd-watch")
+        defer { directory.remove() }
+        let watch = try PathWatch(directory.file("dri/card0"))
+        #expect(try !watch.exists())
+        #expect(!wakes(watch))
+        // Another node in the directory watched: one wake, then none.
+        try #require(mkdir(directory.file("other"), 0o755) == 0)
+        #expect(wakes(watch))
+        #expect(try !watch.exists())
+        #expect(!wakes(watch), "no wake of its own")
+        // The way made, then the path: each wakes the wait, and the path is seen.
+        try #require(mkdir(directory.file("dri"), 0o755) == 0)
+        #expect(wakes(watch))
+        #expect(try !watch.exists())
+        #expect(!wakes(watch), "no wake of its own once it watches deeper")
+        let made = open(directory.file("dri/card0"), O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
+        try #require(made >= 0)
+        close(made)
+        #expect(wakes(watch))
+        #expect(try watch.exists())
+    }
+
+    /// The directory watched removed and made again (a driver unbound, then bound): the new one
+    /// is watched.
+    @Test func aWatchedDirectoryMadeAgainIsWatchedAgain() throws {
+        let directory = try TemporaryDirectory(prefix: "splashd-watch")
+        defer { directory.remove() }
+        try #require(mkdir(directory.file("dri"), 0o755) == 0)
+        let watch = try PathWatch(directory.file("dri/card0"))
+        #expect(try !watch.exists())
+        try #require(rmdir(directory.file("dri")) == 0 && mkdir(directory.file("dri"), 0o755) == 0)
+        #expect(wakes(watch))
+        #expect(try !watch.exists())
+        let made = open(directory.file("dri/card0"), O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
+        try #require(made >= 0)
+        close(made)
+        #expect(wakes(watch))
+        #expect(try watch.exists())
+    }
+
     /// How many descriptors of this process have the file open (/proc/self/fd).
     func openCount(_ path: String) throws -> Int {
         var count = 0

@@ -278,7 +278,8 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         #expect(h.machine.stage == .handingOff)
         #expect(h.feed(.deviceRemoved) == [.send(.dismissed), .waitForDevice])
         #expect(h.machine.stage == .noDevice)
-        #expect(h.feed(.deviceOpened(master: true, closesFramebuffers: false)) == [.dropMaster])
+        #expect(h.feed(.deviceOpened(master: true, closesFramebuffers: false))
+            == [.log("the device came while the app has the display: it is the app's"), .dropMaster])
         #expect(h.machine.stage == .away)
         // The next launch takes the new device's display.
         #expect(h.state("L2", .loading, reason: .appExited).contains(.takeMaster))
@@ -290,6 +291,64 @@ func draws(_ actions: [RendererMachine.Action]) -> [UInt32] {
         #expect(h.feed(.deviceRemoved) == [.waitForDevice])
         #expect(h.feed(.deviceOpened(master: true, closesFramebuffers: false)) == [.readOutputs])
         #expect(draws(h.feed(.outputs([Self.a]))) == [31])
+    }
+
+    /// The GPU's driver loaded late (a busy boot): the renderer still waits for the device when
+    /// the boot's launch hands over. Nothing of the splash is on screen: the display lock goes at
+    /// once (the app's `splashd-kms wait` returns), the launch is dismissed at once, and the
+    /// device that comes is the app's. (It was kept: the app waited for the lock for ever, and the
+    /// device came to a renderer that drew nothing.)
+    @Test func aLaunchThatHandsOverBeforeTheDeviceCameLetsTheLockGoAndLeavesTheDeviceToTheApp() throws {
+        let h = try Harness()
+        h.feed(.connected)
+        #expect(!h.state("L1", .loading).contains(.releaseLock))
+        let over = h.state("L1", .loading, destination: .init(screen: .home))
+        #expect(over.contains(.releaseLock))
+        #expect(h.machine.stage == .noDevice)
+        #expect(h.state("L1", .dismissing, destination: .init(screen: .home)).contains(.send(.dismissed)))
+        let opened = h.feed(.deviceOpened(master: true, closesFramebuffers: false))
+        #expect(opened.contains(.dropMaster) && draws(opened).isEmpty && !opened.contains(.readOutputs))
+        #expect(h.machine.stage == .away)
+        #expect(!h.state("L1", .finished, destination: .init(screen: .home)).contains(.takeLock))
+        // The next launch takes the lock and the display back.
+        let back = h.state("L2", .loading, reason: .appExited)
+        #expect(back.contains(.takeLock) && back.contains(.takeMaster))
+    }
+
+    /// The same, with the device opened after the state that hands over came but before its
+    /// dismissal: the dismissal is sent once it begins.
+    @Test func aLaunchHandedOverWithNoDeviceIsDismissedWhenItsDismissalBegins() throws {
+        let h = try Harness()
+        #expect(h.state("L1", .loading, destination: .init(screen: .home)).contains(.releaseLock))
+        #expect(h.feed(.deviceOpened(master: true, closesFramebuffers: false)).contains(.dropMaster))
+        #expect(h.state("L1", .dismissing, destination: .init(screen: .home)) == [.send(.dismissed)])
+        #expect(h.state("L1", .dismissing, destination: .init(screen: .home)).isEmpty, "once")
+    }
+
+    /// With no device, a launch that wants the splash back after one handed over takes the lock
+    /// again: an app restarted meanwhile waits for the splash's hand-off.
+    @Test func aLaunchThatWantsTheSplashBackWithNoDeviceTakesTheLockAgain() throws {
+        let h = try Harness()
+        #expect(h.state("L1", .loading, destination: .init(screen: .home)).contains(.releaseLock))
+        #expect(h.state("L2", .loading, reason: .appExited).contains(.takeLock))
+        #expect(!h.state("L2", .loading, reason: .appExited).contains(.takeLock), "once")
+        #expect(h.feed(.deviceOpened(master: true, closesFramebuffers: false)) == [.readOutputs])
+    }
+
+    /// The device lost while a hand-off waits for a flip: the app takes the device that comes
+    /// back, so the lock goes now (it was kept, and the app waited for ever).
+    @Test func theDeviceLostWhileAHandOffWaitsForAFlipLetsTheLockGo() throws {
+        let h = try Harness()
+        h.boot()
+        _ = h.state("L1", .loading, error: nil)
+        #expect(draws(h.state("L1", .error, error: Self.crashLoop)) == [31, 32])
+        h.feed(.presented(31, flipPending: true))
+        _ = h.state("L1", .loading, destination: .init(screen: .home))
+        #expect(h.machine.stage == .showing, "the hand-off waits for the flip")
+        let removed = h.feed(.deviceRemoved)
+        #expect(removed.contains(.releaseLock) && removed.contains(.waitForDevice))
+        #expect(h.feed(.deviceOpened(master: true, closesFramebuffers: false)).contains(.dropMaster))
+        #expect(h.machine.stage == .away)
     }
 
     @Test func anOutputPluggedInDuringAReturnIsDrawnOnWithTheOthers() throws {

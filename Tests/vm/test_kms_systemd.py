@@ -24,7 +24,7 @@ import pytest
 
 import vm
 from kms_guest import (MAGENTA, PATIENCE, RED, Screen, handed_over, kind_of, retry_button, splash_back, splash_shown,
-                       watch_screens)
+                       wait_screen, watch_screens)
 
 DIST = os.environ.get("SPLASHD_DIST", "")
 
@@ -103,6 +103,24 @@ After=basic.target
 Wants=splashd.service polkit.service vm-control.service
 """
 
+# splashd.vm.hold on the kernel's command line: the app's start waits (its unit is ordered after
+# this one) until the test writes to the FIFO. Skipped otherwise.
+HOLD_UNIT = """[Unit]
+Description=The test's hold on the app's start
+DefaultDependencies=no
+ConditionKernelCommandLine=splashd.vm.hold
+
+[Service]
+Type=oneshot
+TimeoutStartSec=infinity
+ExecStart=/bin/sh -c 'mkfifo /run/splashd-vm-hold && exec cat /run/splashd-vm-hold'
+"""
+
+HOLD_DROP_IN = """[Unit]
+Wants=vm-hold.service
+After=vm-hold.service
+"""
+
 CONTROL_UNIT = """[Unit]
 Description=The test's commands on the control port
 DefaultDependencies=no
@@ -164,6 +182,8 @@ def systemd_image(lower, debs, app, binaries=None):
     write(root, "/etc/systemd/system/vm-kiosk.service", KIOSK_UNIT)
     write(root, "/etc/systemd/system/vm-control.service", CONTROL_UNIT)
     write(root, "/etc/systemd/system/splashd-vm.target", TARGET)
+    write(root, "/etc/systemd/system/vm-hold.service", HOLD_UNIT)
+    write(root, "/etc/systemd/system/vm-kiosk.service.d/vm-hold.conf", HOLD_DROP_IN)
     write(root, "/etc/splashd/splashd.toml", CONFIG)
     # The reference theme (teal), which the captures are checked against, as the device's own.
     shutil.copytree(os.path.join(vm.HERE, "..", "..", "renderer/themes/reference"), os.path.join(root, "etc/splashd/theme"))
@@ -284,3 +304,36 @@ def the_apps_life(machine):
 def test_the_apps_life_on_a_real_display_under_systemd(image):
     with vm.VM(root=image, systemd=True) as machine:
         the_apps_life(machine)
+
+
+def test_a_gpu_that_comes_after_the_launch_handed_over_is_left_to_the_app(image):
+    """Under load the GPU's driver may load after the renderer started, and after the boot's
+    launch decided its destination (seen on a busy CI machine: the outputs kept the console, and
+    the app's `splashd-kms wait` timed out, the renderer holding the display lock). Made so on
+    purpose: udev does not load virtio-gpu (the kernel's command line blacklists it; the test
+    modprobes it), and the app's start is held (vm-hold.service) until the device is there. With
+    nothing of the splash on screen, the renderer lets the display lock go at the hand-off, leaves
+    the device that comes to the app, and the app shows on both outputs."""
+    with vm.VM(root=image, systemd=True, append="modprobe.blacklist=virtio_gpu splashd.vm.hold") as machine:
+        renderer = "journalctl -b -u splashd-kms -o cat"
+
+        def until(condition, what):
+            line = (f"end=$(( $(date +%s) + {PATIENCE} )); until {condition}; do "
+                    f"[ $(date +%s) -lt $end ] || exit 1; sleep 0.05; done")
+            if machine.run(line, timeout=PATIENCE + 60) != 0:
+                for unit in ("splashd", "splashd-kms", "vm-kiosk", "vm-hold"):
+                    journal(machine, unit)
+                pytest.fail(f"{what} never happened; the guest said:\n{machine.console_text()[-6000:]}")
+
+        until(f"{renderer} | grep -q 'waiting for /dev/dri/card0 to appear'", "the renderer waiting for the device")
+        until("journalctl -b -u splashd -o cat | grep -q 'is starting'", "the boot's launch starting the app's unit")
+        until("[ ! -e /run/splashd-kms/display.lock ]", "the display lock let go with no device open")
+        assert machine.run("[ ! -e /dev/dri/card0 ] && modprobe virtio_gpu") == 0, "the driver loaded only now"
+        until(f"{renderer} | grep -q 'the device came while the app has the display'", "the renderer leaving the device to the app")
+        until("[ -p /run/splashd-vm-hold ]", "the hold on the app")
+        assert machine.run("echo go > /run/splashd-vm-hold") == 0
+        for head in (0, 1):
+            wait_screen(machine, head, lambda s: kind_of(s, APPS) == "app", "the app on the device that came late")
+        until(f"splashctl wait finished --timeout {PATIENCE}s", "the boot's launch finished")
+        until("[ $(systemctl show -p NRestarts --value splashd-kms.service) = 0 ] && pgrep -x splashd-kms >/dev/null",
+              "the renderer going on")
