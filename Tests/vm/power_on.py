@@ -54,7 +54,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "harness"))
 import frames  # noqa: E402
 import vm  # noqa: E402
-from test_kms_systemd import private_mount_namespace, write  # noqa: E402
+from bench_boot import THEME_FILE  # noqa: E402
+from test_kms_systemd import CONTROL_UNIT, private_mount_namespace, write  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 WORK = os.path.join(ROOT, ".build", "power-on")
@@ -70,34 +71,8 @@ APP_COLOUR = "ff00ff"
 PATIENCE = 600
 INTERVAL = 0.05
 
-PLYMOUTH_THEME = """[Plymouth Theme]
-Name=splashd power-on
-Description=Debian's spinner on the reference theme's background
-ModuleName=two-step
-
-[two-step]
-Font=Cantarell 12
-TitleFont=Cantarell Light 30
-ImageDir=/usr/share/plymouth/themes/spinner
-DialogHorizontalAlignment=.5
-DialogVerticalAlignment=.382
-TitleHorizontalAlignment=.5
-TitleVerticalAlignment=.382
-HorizontalAlignment=.5
-VerticalAlignment=.7
-WatermarkHorizontalAlignment=.5
-WatermarkVerticalAlignment=.96
-Transition=none
-TransitionDuration=0.0
-BackgroundStartColor=0x0D7377
-BackgroundEndColor=0x0D7377
-ProgressBarBackgroundColor=0x606060
-ProgressBarForegroundColor=0xffffff
-MessageBelowAnimation=true
-
-[boot-up]
-UseEndAnimation=false
-"""
+# Plymouth's theme: `make bench-boot`'s, Debian's spinner on the reference theme's background.
+PLYMOUTH_THEME = THEME_FILE
 
 # The boot's target (systemd.unit=, vm.py's SYSTEMD_ARGS): what a kiosk's multi-user.target would
 # pull in for the splash and the app, and the test's control port; nothing of this machine's own.
@@ -108,14 +83,6 @@ After=basic.target
 Wants={wants} vm-control.service vm-rss.service
 """
 
-CONTROL_UNIT = """[Unit]
-Description=The test's commands on the control port
-DefaultDependencies=no
-After=sysinit.target
-
-[Service]
-ExecStart=/bin/sh /usr/local/sbin/vm-control
-"""
 
 # The renderer's resident memory every 0.2 s while it runs (plymouthd; splashd-kms, also as the
 # first-frame helper it starts as): "uptime comm pid VmRSS VmHWM" lines, shell builtins only.
