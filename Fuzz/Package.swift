@@ -1,23 +1,20 @@
 // swift-tools-version: 6.1
-// libFuzzer executables, one per target of SplashFuzz. Built only with libFuzzer:
+// The libFuzzer executable of SplashFuzz's targets, one for all: called by a target's name
+// (`fuzz-toml`, a link to `fuzz`), it fuzzes that target. Built only with libFuzzer:
 //   swift build -c release --sanitize fuzzer        (scripts/fuzz.sh, `make fuzz`)
-// Each executable defines `LLVMFuzzerTestOneInput` and no `main`: libFuzzer's driver is the main.
+// It defines `LLVMFuzzerInitialize` and `LLVMFuzzerTestOneInput` and no `main`: libFuzzer's driver
+// is the main.
 import PackageDescription
-
-let targets = [
-    "request", "toml", "config", "manifest", "plugin-output", "session", "counter", "history", "config-cache", "deep-link",
-    "web-http", "web-frames", "otel-cursor", "otel-records", "theme", "first-frame", "psplash-fifo",
-]
 
 let package = Package(
     name: "splashd-fuzz",
     dependencies: [.package(name: "splashd", path: "..")],
-    targets: targets.map { name in
+    targets: [
         .executableTarget(
-            name: "fuzz-\(name)",
+            name: "fuzz",
             dependencies: [.product(name: "SplashFuzz", package: "splashd")],
-            path: "Sources/fuzz-\(name)"
+            path: "Sources/fuzz"
         )
-    },
+    ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer executables of Fuzz/ and runs each target, seeded with the committed corpus.
+# Builds the libFuzzer executable of Fuzz/ and runs each target, seeded with the committed corpus.
 #
-#   scripts/fuzz.sh [--seconds N | --runs N] [--max-len BYTES] [--address] [--seed N] [TARGET ...]
+#   scripts/fuzz.sh [--seconds N | --runs N] [--max-len BYTES] [--address] [--seed N] [--debug] [TARGET ...]
 #
 # --seconds N   run each target for N seconds (default 60)
 # --runs N      run each target for N executions instead (e.g. 10000000 for the long run)
@@ -9,6 +9,8 @@
 #               4096 runs several times faster once the corpus has grown)
 # --address     also build with AddressSanitizer (slower; a separate build in Fuzz/.build-asan)
 # --seed N      libFuzzer's seed (CI uses a fixed one, so a brief run is repeatable)
+# --debug       build without optimization: a third less processor time to build, and each input
+#               runs slower (README's test command's brief run, where the build is most of it)
 # TARGET        request toml config manifest plugin-output session counter history config-cache deep-link
 #               web-http web-frames otel-cursor otel-records theme first-frame psplash-fifo first-frame-index
 #               (default: all; first-frame-index is splashd-kms-first-frame's index reader, C, built
@@ -26,7 +28,7 @@ self=$(realpath "$0")
 cd "$(dirname "$0")/../Fuzz"
 export SWIFT_BACKTRACE=enable=no
 
-seconds=60 runs="" address=0 seed="" max_len=65536
+seconds=60 runs="" address=0 seed="" max_len=65536 configuration=release
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -35,7 +37,8 @@ while [ $# -gt 0 ]; do
     --max-len) max_len="$2"; shift 2 ;;
     --address) address=1; shift ;;
     --seed) seed="$2"; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$self"; exit 0 ;;
+    --debug) configuration=debug; shift ;;
+    -h|--help) sed -n '2,25p' "$self"; exit 0 ;;
     -*) echo "fuzz: unknown option $1" >&2; exit 64 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -45,11 +48,9 @@ all=(request toml config manifest plugin-output session counter history config-c
 
 sanitizers=(--sanitize fuzzer) scratch=${FUZZ_SCRATCH:-.build} work=.build
 if [ "$address" -eq 1 ]; then sanitizers+=(--sanitize address); scratch=${FUZZ_SCRATCH:-.build}-asan work=.build-asan; fi
-echo "fuzz: building ${targets[*]} (${sanitizers[*]})" >&2
-products=()
-for target in "${targets[@]}"; do [ "$target" = first-frame-index ] || products+=("--product fuzz-$target"); done
-# One build for all targets; one per product when only some are asked for.
-[ "${#targets[@]}" -eq "${#all[@]}" ] && products=("")
+echo "fuzz: building ${targets[*]} (${sanitizers[*]}, $configuration)" >&2
+swift_targets=0
+for target in "${targets[@]}"; do [ "$target" = first-frame-index ] || swift_targets=1; done
 # The C target's executable lives apart from SwiftPM's: a first `swift build` makes
 # $scratch/release a link, replacing a directory made there before it.
 mkdir -p "$scratch" "$work/c"
@@ -63,14 +64,18 @@ for target in "${targets[@]}"; do
     exit 1
   fi
 done
-for product in "${products[@]}"; do
-  # shellcheck disable=SC2086 # $product is "" or "--product NAME"
-  if ! swift build -c release "${sanitizers[@]}" --scratch-path "$scratch" $product >"$work/build.log" 2>&1; then
+# One executable for every Swift target, called by the target's name (links in $work/bin).
+if [ "$swift_targets" -eq 1 ]; then
+  if ! swift build -c "$configuration" "${sanitizers[@]}" --scratch-path "$scratch" --product fuzz >"$work/build.log" 2>&1; then
     grep -v 'ld.gold: warning' "$work/build.log" | tail -30 >&2
     echo "fuzz: building the fuzz targets failed" >&2
     exit 1
   fi
-done
+  mkdir -p "$work/bin"
+  for target in "${targets[@]}"; do
+    [ "$target" = first-frame-index ] || ln -sfn "$(realpath "$scratch/$configuration/fuzz")" "$work/bin/fuzz-$target"
+  done
+fi
 
 limit=(-max_total_time="$seconds")
 [ -n "$runs" ] && limit=(-runs="$runs")
@@ -83,7 +88,7 @@ for target in "${targets[@]}"; do
   mkdir -p "$corpus" "$findings"
   log="$work/fuzz-$target.log"
   set +e
-  executable="$scratch/release/fuzz-$target"
+  executable="$work/bin/fuzz-$target"
   [ "$target" = first-frame-index ] && executable="$work/c/fuzz-$target"
   "$executable" "${limit[@]}" "${extra[@]}" -timeout=10 -rss_limit_mb=2048 \
     -max_len="$max_len" -print_final_stats=1 -artifact_prefix="$findings/" \

@@ -1,4 +1,0 @@
-import SplashFuzz
-
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt { FuzzTarget.firstFrame.fuzz(data, size) }
