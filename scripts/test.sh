@@ -7,33 +7,43 @@
 # command": most stages keep the two cores only a third to two thirds busy on their own):
 #
 #   the debug build, then side by side:
-#     tests      the Swift tests, then the browser, telemetry and VM tests
+#     swift      the Swift tests
 #     packages   the amd64 packages; once they are made, beside the rest:
+#       vm         the browser, telemetry and VM tests, with the packages' binaries; once ended:
+#         kms        the packages on a display under systemd (a VM)
 #       system     the system checks (systemd in a container)
 #       power-on   the power-on filmstrip's rules (a VM from its firmware to the app)
 #       builds     the fuzz targets, then the arm64 packages; once those are made:
 #         arm64      their tests (qemu-user, the arm64 VM)
-#       kms        once the tests job has ended: the packages on a display under systemd (a VM)
 #
 # Each job's output is printed whole when it ends; the timeline (every stage's start and end, its
-# seconds and how busy the cores were) as it happens. A job that fails stops the others when it
+# seconds, the processor time it used, and how busy the cores were) as it happens. A job that fails stops the others when it
 # ends.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec 8>&2
 started=$SECONDS
 cpu() { awk '/^cpu /{print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat; }
-name="" from=0 busy0=0 total0=0
-# Ends this job's stage (its seconds, and the cores' use over it: the whole machine's, so jobs
-# side by side share it) and starts the next one, if named.
+# Sets `mine` to the processor time this shell's children have used, in seconds (user and
+# system, from /proc: no subshell, whose children are not this shell's; QEMU's time too, since
+# every process a stage starts is waited for by its parent).
+own() {
+  local fields
+  read -r -a fields <"/proc/$BASHPID/stat"
+  mine=$(( (fields[15] + fields[16]) / $(getconf CLK_TCK) ))
+}
+name="" from=0 busy0=0 total0=0 own0=0
+# Ends this job's stage (its seconds, the processor time it used itself, and the cores' use over
+# it: the whole machine's, so jobs side by side share it) and starts the next one, if named.
 stage() {
-  local busy total
+  local busy total mine
   read -r busy total <<<"$(cpu)"
+  own
   if [ -n "$name" ]; then
     local used=$(( (busy - busy0) * 100 / (total - total0 > 0 ? total - total0 : 1) ))
-    echo "test: $(date -u +%H:%M:%S), $(( (SECONDS - started) / 60 )) min in: $name: $((SECONDS - from)) s, the cores ${used} % busy" >&8
+    echo "test: $(date -u +%H:%M:%S), $(( (SECONDS - started) / 60 )) min in: $name: $((SECONDS - from)) s, $((mine - own0)) s of processor time, the cores ${used} % busy" >&8
   fi
-  name=$* from=$SECONDS busy0=$busy total0=$total
+  name=$* from=$SECONDS busy0=$busy total0=$total own0=$mine
   [ -z "$name" ] || echo "test: $(date -u +%H:%M:%S), $(( (SECONDS - started) / 60 )) min in: $name" >&8
 }
 scripts/setup.sh all
@@ -61,7 +71,7 @@ else
   # names them go: SPLASHD_BUILD_CACHE may name a directory that holds other things too).
   find "$cache" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended -regex '.*/[0-9a-f]{12}' \
     ! -name "$compiler" -exec rm -rf {} +
-  debug=$cache/$compiler/debug dist=$cache/$compiler/dist fuzz=$cache/$compiler/fuzz
+  debug=$cache/$compiler/debug dist=$cache/$compiler/dist fuzz=$cache/$compiler/fuzz-debug
   echo "test: the builds in $cache/$compiler (SPLASHD_BUILD_CACHE=none: in the clone)" >&2
 fi
 root=false
@@ -83,6 +93,7 @@ stop() {
   for job in "${!pids[@]}"; do
     kill -TERM -- "-${pids[$job]}" 2>/dev/null || true
   done
+  rm -rf "$logs"
 }
 trap stop EXIT
 # Waits for the next job to end, whichever it is, and prints its output; one that failed stops
@@ -109,19 +120,30 @@ after() {
   done
 }
 
-tests() {
+swift_tests() {
   stage "the unit and end-to-end tests"
   swift test --skip-build --scratch-path "$debug"
   # (The ThreadSanitizer and AddressSanitizer runs, and their builds, are `make sanitize`:
   # docs/hardening.md, "Sanitizers". The build alone took 8 of CI's 60 minutes.)
+}
+
+vm() {
   # The reference renderer in a real browser: Debian's Chromium, headless, over the DevTools
   # protocol, against the real splashd and splashd-web (docs/renderer.md). Fleet telemetry against
   # a real OTLP receiver (docs/operations.md, "Fleet telemetry"). The native renderer on real
   # kernel DRM drivers: Debian's kernel in QEMU with a virtio GPU of two outputs, screens captured
-  # with QMP (docs/renderer-kms.md). None of them depends on the machine's pace
-  # (docs/hardening.md, "A busy machine"): they run beside the builds.
+  # with QMP (docs/renderer-kms.md). All of them with the binaries that ship (the packages'
+  # build; splashctl is splashd by that name, as in the package): a VM draws them in a quarter
+  # less processor time than the debug build's (docs/benchmarks.md, "README's test command").
+  # None of them depends on the machine's pace (docs/hardening.md, "A busy machine").
   stage "the browser, telemetry and VM tests"
-  SPLASHD_BIN_DIR=$(swift build --show-bin-path --scratch-path "$debug") python3 -m pytest -q -p no:cacheprovider --durations=12 Tests/browser Tests/telemetry Tests/vm
+  local bin=$logs/bin program
+  mkdir -p "$bin"
+  for program in splashd splashd-web splashd-otel splashd-kms splashd-kms-first-frame; do
+    cp "$dist/release/$program" "$bin/"
+  done
+  ln -s splashd "$bin/splashctl"
+  SPLASHD_BIN_DIR=$bin python3 -m pytest -q -p no:cacheprovider --durations=12 Tests/browser Tests/telemetry Tests/vm
 }
 
 packages() {
@@ -137,9 +159,10 @@ packages() {
 
 builds() {
   # Each libFuzzer target briefly, with a fixed seed so the run is repeatable (`make fuzz` runs
-  # longer: an hour a target). The stage is mostly its build.
+  # longer: an hour a target, optimized). The stage is mostly its build, so it is built without
+  # optimization (docs/benchmarks.md, "README's test command").
   stage "the fuzz targets"
-  FUZZ_SCRATCH=$fuzz scripts/fuzz.sh --runs 10000 --seed 1
+  FUZZ_SCRATCH=$fuzz scripts/fuzz.sh --runs 10000 --seed 1 --debug
   if $root; then
     # The arm64 packages, built here from Debian's archive alone by Swift 6.2.3 (so the code is
     # built by both compilers it supports), checked by lintian and the same budgets
@@ -196,9 +219,10 @@ stage "the debug build and its tests"
 swift build --build-tests --scratch-path "$debug"
 make --no-print-directory first-frame FIRST_FRAME_BUILD="--scratch-path $debug"
 stage
-job tests tests
+job swift swift_tests
 job packages packages
 after packages
+job vm vm
 # systemd-nspawn and the VM's image need root; so does the arm64 build (chroot).
 $root && job system system
 $root && job power-on power_on
@@ -206,10 +230,11 @@ job builds builds
 # The VM's systemd test once the VM tests have ended: beside two other VMs and the builds its
 # guest's GPU came after the boot's hand-off in two runs of three (the renderer then leaves the
 # display to the app at once; the test allows it, but holds the usual story better unhurried).
-after tests
+after vm
 $root && job kms kms
 after builds
 $root && job arm64 arm64
 while [ "${#pids[@]}" -gt 0 ]; do reap; done
 $root || echo "test: skipped the system tests and the arm64 packages: they need root (systemd-nspawn, chroot)" >&2
-echo "test: every test passed in $(( SECONDS - started )) s ($(( (SECONDS - started) / 60 )) min)" >&8
+own
+echo "test: every test passed in $(( SECONDS - started )) s ($(( (SECONDS - started) / 60 )) min), $(( mine / 60 )) min of processor time" >&8
