@@ -132,7 +132,7 @@ browser() {
   # The reference renderer in a real browser: Debian's Chromium, headless, over the DevTools
   # protocol, against the real splashd and splashd-web (docs/renderer.md). Fleet telemetry against
   # a real OTLP receiver (docs/operations.md, "Fleet telemetry"). Mostly waiting (for timeouts a
-  # test sets off on purpose): 3 minutes, 33 s of processor time.
+  # test sets off on purpose): 3.5 minutes, about 40 s of processor time.
   stage "the browser and telemetry tests"
   SPLASHD_BIN_DIR=$(swift build --show-bin-path --scratch-path "$debug") python3 -m pytest -q -p no:cacheprovider --durations=8 Tests/browser Tests/telemetry
 }
