@@ -232,10 +232,19 @@ extension RendererMachine {
         return actions
     }
 
+    /// Away: the framebuffers let go and input suspended. A splash that never stood still (the app
+    /// came while it moved) stores its first frames now, before the outputs are let go: else a
+    /// quick app would leave every boot without the cache. Not while the logo is still to come: the
+    /// picture would lack it.
     private mutating func goAway(log: String) -> [Action] {
         state = .away
         inputSuspended = true
-        return [.releaseFramebuffers, .suspendInput, .log(log)]
+        var actions: [Action] = []
+        if !framesToStore.isEmpty, !logoPending {
+            actions.append(.storeFirstFrames(framesToStore))
+            framesToStore = []
+        }
+        return actions + [.releaseFramebuffers, .suspendInput, .log(log)]
     }
 
     mutating func presented(_ id: OutputID, flipPending: Bool, at now: Duration) -> [Action] {

@@ -33,7 +33,8 @@ public import SplashTheme
 /// the memory to give back once the splash stands still.
 ///
 /// The loop's own decisions are the machine's too: the first-frame cache looked up at start
-/// (`loadCachedFrames`) and stored once the splash stands still (`storeFirstFrames`),
+/// (`loadCachedFrames`) and stored once the splash stands still, or at the hand-off if it never did
+/// (`storeFirstFrames`),
 /// `splashd-kms-first-frame`'s framebuffers let go (`releaseHelperFrames`), the memory given back
 /// (`giveBackMemory`), the modes set again after master was regained (`modesLost`), and the
 /// reconnection's back-off (`connect`, 100 ms doubling to 2 s, 100 ms again after a connection that
@@ -103,7 +104,8 @@ public struct RendererMachine {
     /// drawing used is given back.
     var giveBackPending = true
     /// Outputs whose still view is to be written to the cache (a miss) or checked against a fresh
-    /// drawing (a hit: a font that changed outside the theme), once the splash stands still.
+    /// drawing (a hit: a font that changed outside the theme), once the splash stands still, or
+    /// at the hand-off if it never did.
     var framesToStore: Set<OutputID> = []
 
     /// - Parameters:

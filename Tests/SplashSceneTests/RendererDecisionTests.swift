@@ -58,6 +58,55 @@ import TestSupport
         #expect(h.feed(.outputs([Self.a, Self.b])).isEmpty, "the same outputs: nothing drawn, nothing stored again")
     }
 
+    /// A quick app: the splash still moved when the app took the display, so it never stood
+    /// still. Its first frames are stored as it goes away, before its outputs are let go (the
+    /// loop draws them afresh from those outputs), and only once.
+    @Test func aSplashThatNeverStoodStillStoresItsFirstFramesAsItGoesAway() throws {
+        let h = try Harness(cachesFirstFrames: true)
+        let seen = Self.bootCollecting(h, cache: RendererMachine.CachedFrames.none, noSplashd: false)
+        #expect(!seen.contains(where: Self.isStore), "splashd's first state is still to come")
+        _ = h.feed(.connected)
+        let handing = h.state("L1", .loading, destination: .init(screen: .home))
+        #expect(handing.contains(.dropMaster))
+        #expect(!handing.contains(where: Self.isStore))
+        // The outputs looked at every 20 ms until the app shows on them: a check always due.
+        var handingOff = h.feed(.outputsChecked(showingOurs: [31, 32]))
+        handingOff += h.state("L1", .dismissing, destination: .init(screen: .home))
+        handingOff += h.wake()
+        #expect(handingOff == [.checkOutputs])
+        #expect(h.feed(.outputsChecked(showingOurs: [])) == [
+            .send(.dismissed), .storeFirstFrames([31, 32]), .releaseFramebuffers, .suspendInput, .log("the app has the display"),
+        ])
+        // The splash back, and away again: nothing is stored twice.
+        var back = h.state("L2", .loading, reason: .appExited)
+        back += h.feed(.master(gained: true))
+        back += h.feed(.outputs([Self.a, Self.b]))
+        for id in draws(back) { back += h.feed(.presented(id, flipPending: false)) }
+        _ = h.state("L2", .loading, reason: .appExited, destination: .init(screen: .home))
+        _ = h.state("L2", .dismissing, reason: .appExited, destination: .init(screen: .home))
+        let again = h.feed(.outputsChecked(showingOurs: []))
+        #expect(again.contains(.releaseFramebuffers))
+        #expect(!(back + again).contains(where: Self.isStore))
+    }
+
+    /// The logo still to come at the hand-off: no still view is stored without it.
+    @Test func noFirstFrameIsStoredWithoutTheLogo() throws {
+        let h = try Harness(cachesFirstFrames: true, logoPending: true)
+        _ = Self.bootCollecting(h, cache: RendererMachine.CachedFrames.none, noSplashd: false)
+        _ = h.feed(.connected)
+        #expect(h.state("L1", .loading, destination: .init(screen: .home)).contains(.dropMaster))
+        _ = h.feed(.outputsChecked(showingOurs: [31, 32]))
+        _ = h.state("L1", .dismissing, destination: .init(screen: .home))
+        #expect(h.wake() == [.checkOutputs])
+        #expect(h.feed(.outputsChecked(showingOurs: [])) == [
+            .send(.dismissed), .releaseFramebuffers, .suspendInput, .log("the app has the display"),
+        ])
+    }
+
+    static func isStore(_ action: RendererMachine.Action) -> Bool {
+        if case .storeFirstFrames = action { true } else { false }
+    }
+
     @Test func withoutACacheNothingIsLookedUpOrStored() throws {
         let seen = Self.bootCollecting(try Harness())
         #expect(!seen.contains(.loadCachedFrames))
