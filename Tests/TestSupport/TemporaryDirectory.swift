@@ -1,7 +1,10 @@
 import Foundation
 
-/// A fresh directory under /tmp, removed on `remove()`. Paths stay short: Unix socket paths are
-/// limited to 107 bytes.
+/// A fresh directory under /tmp, removed on `remove()` or when the value goes. Paths stay short:
+/// Unix socket paths are limited to 107 bytes.
+///
+/// Keep the value for as long as its files are used (a suite keeps it in a property): its path
+/// alone does not keep the directory.
 public final class TemporaryDirectory: @unchecked Sendable {
     public let path: String
 
@@ -28,4 +31,8 @@ public final class TemporaryDirectory: @unchecked Sendable {
     public func read(_ name: String) -> String? { try? String(contentsOfFile: file(name), encoding: .utf8) }
 
     public func remove() { try? FileManager.default.removeItem(atPath: path) }
+
+    // Suites that keep their directories for the test's length never called `remove()`: every
+    // run left about 150 directories in /tmp.
+    deinit { remove() }
 }
