@@ -35,13 +35,14 @@ def config(tmp, **splash):
 PATIENCE = 300
 
 
-def until(machine, condition, what, timeout=PATIENCE):
+def until(machine, condition, what, timeout=PATIENCE, show=""):
     """Waits in the guest until the shell `condition` holds (checked every 50 ms, by the guest's
-    own clock, for at most `timeout` seconds); fails the test with the guest's logs otherwise."""
+    own clock, for at most `timeout` seconds); fails the test with the guest's logs otherwise, and
+    with what the shell commands `show` print."""
     line = (f"end=$(( $(date +%s) + {timeout} )); until {condition}; do "
             f"[ $(date +%s) -lt $end ] || exit 1; sleep 0.05; done")
     if machine.run(line, timeout=timeout + 60) != 0:
-        machine.run(f"cat /run/t/kms.log /run/t/splashd.log > {machine.console_device}")
+        machine.run(f"{{ {show + ';' if show else ''} cat /run/t/kms.log /run/t/splashd.log; }} > {machine.console_device} 2>&1")
         pytest.fail(f"{what} never happened; the guest said:\n{machine.console_text()[-3000:]}")
 
 
