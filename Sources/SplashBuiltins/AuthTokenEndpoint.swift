@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import SplashCore
 import SplashJSON
 
@@ -63,7 +58,7 @@ struct AuthTokenEndpoint {
 
     /// Sorts a reply into an outcome.
     static func outcome(of reply: HTTPFetch.Reply, url: String) -> Outcome {
-        let object = try? JSONDecoder().decode(JSONValue.self, from: Data(reply.body)).objectValue
+        let object = try? JSONReader.value(of: reply.body).objectValue
         switch reply.status {
         case 200:
             guard let object, let access = object["access_token"]?.stringValue, !access.isEmpty else {

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -90,7 +85,7 @@ package struct ConfigFetchCache {
 
     /// Whether `bytes` are one JSON object (what a config must be).
     static func isJSONObject(_ bytes: [UInt8]) -> Bool {
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else { return false }
+        guard let value = try? JSONReader.value(of: bytes) else { return false }
         return value.objectValue != nil
     }
 }

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import SplashCore
 import SplashJSON
 
@@ -35,7 +30,7 @@ package struct LaunchCounterRecord: Sendable, Equatable {
 
     /// Parses a record; throws `Corrupt` for anything but a well-formed one.
     package init(bytes: [UInt8]) throws(Corrupt) {
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
+        guard let value = try? JSONReader.value(of: bytes) else {
             throw Corrupt(description: "not JSON")
         }
         guard let object = value.objectValue else { throw Corrupt(description: "not a JSON object") }

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Logging
 import SplashCore
 import SplashJSON
@@ -97,7 +92,7 @@ final class QuickActionLedger: Sendable {
 
     private func load(logger: Logger) -> Set<QuickActionSpool.FileIdentity> {
         guard let bytes = AtomicFile.read(path, limit: 1 << 20) else { return [] }
-        guard case .array(let items)? = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
+        guard case .array(let items)? = try? JSONReader.value(of: bytes) else {
             logger.warning("ignoring an unreadable list of unremovable spool files", metadata: ["file": "\(path)"])
             return []
         }

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -54,7 +49,7 @@ public struct SessionStore: Sendable {
         }
         let value: JSONValue
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            value = try JSONReader.value(of: bytes)
         } catch {
             // The decoder's message may quote the content; say only that it is not JSON.
             throw .malformed(path: path, reason: "not JSON")

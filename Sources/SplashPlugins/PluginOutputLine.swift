@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import SplashCore
 package import SplashJSON
 
@@ -24,9 +19,9 @@ package enum PluginOutputLine: Equatable {
         guard trimmed.first == "{" else { return .text }
         let value: JSONValue
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(trimmed.utf8))
+            value = try JSONReader.value(of: Array(trimmed.utf8))
         } catch {
-            return .malformed(reason: "not valid JSON")
+            return .malformed(reason: "not valid JSON: \(error)")
         }
         guard case .object(let members) = value else {
             return .malformed(reason: "not a JSON object")

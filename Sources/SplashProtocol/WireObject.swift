@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 public import SplashJSON
 
 /// Why a line or value is not a message of the socket protocol.
@@ -18,9 +13,9 @@ extension JSONValue {
     /// Parses one JSON text (a protocol line): the one place a line becomes a value.
     public static func parse(_ bytes: some Collection<UInt8>) throws(WireError) -> JSONValue {
         do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            return try JSONReader.value(of: bytes)
         } catch {
-            throw WireError("not valid JSON")
+            throw WireError("not valid JSON: \(error)")
         }
     }
 }

@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("[1,2]", "expected a JSON object"), ("nope", "not valid JSON"), (#"{"id":1}"#, "missing \"cmd\""),
+        ("[1,2]", "expected a JSON object"), ("nope", "not valid JSON: not a JSON value at byte 0"), (#"{"id":1}"#, "missing \"cmd\""),
         (#"{"cmd":5}"#, "\"cmd\" must be a string"), (#"{"cmd":"fly"}"#, "unknown cmd \"fly\""),
         (#"{"cmd":"complete"}"#, "complete needs a string \"step\""), (#"{"cmd":"sign-in","session":"x"}"#, "sign-in needs an object \"session\""),
         (#"{"cmd":"route"}"#, "route needs a string \"route\""),

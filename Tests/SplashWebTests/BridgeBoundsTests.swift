@@ -54,7 +54,7 @@ import Testing
     @Test func theBusyAnswerIsAWholeResponse() {
         let response = BusyHTTP.response(capacity: 64)
         #expect(response.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"))
-        let parts = response.components(separatedBy: "\r\n\r\n")
+        let parts = response.split(separator: "\r\n\r\n", omittingEmptySubsequences: false).map(String.init)
         #expect(parts.count == 2 && parts[0].contains("Content-Length: \(parts[1].utf8.count)\r\n"))
         #expect(parts[1].contains("maximum of 64 connections"))
     }

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 public import SplashJSON
 
 extension LaunchRecord {
@@ -40,16 +35,15 @@ extension LaunchRecord {
 
     /// The record as one line of compact JSON (no newline), keys sorted.
     public func jsonLine() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Our own value type always encodes; an empty object would be skipped on reading.
-        return (try? Array(encoder.encode(self))) ?? Array("{}".utf8)
+        var writer = JSONWriter(capacity: 1024)
+        writer.value(jsonValue)
+        return writer.bytes
     }
 
     /// Reads a record from one line of JSON.
     public init(jsonLine bytes: some Collection<UInt8>) throws(DecodingFailure) {
         do {
-            self = try JSONDecoder().decode(LaunchRecord.self, from: Data(bytes))
+            self = try JSONValueDecoder().decode(LaunchRecord.self, from: JSONReader.value(of: bytes))
         } catch {
             throw DecodingFailure(description: "not a launch record: \(error)")
         }

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
+import SplashJSON
 import SplashSupport
 
 #if canImport(Glibc)
@@ -63,7 +59,7 @@ public struct AppRecoveryLedger: Sendable {
     public func load(unit: String) -> (entry: Entry?, problem: String?) {
         // Not through a symbolic link: the file is the daemon's own, in its state directory.
         guard let bytes = try? FileSystem.readFile(path, limit: 1 << 20, followLinks: false) else { return (nil, nil) }
-        guard let entry = try? JSONDecoder().decode(Entry.self, from: Data(bytes)) else {
+        guard let value = try? JSONReader.value(of: bytes), let entry = try? JSONValueDecoder().decode(Entry.self, from: value) else {
             return (nil, "\(path) is not a recovery record; the count starts at zero")
         }
         guard entry.unit == unit else { return (nil, nil) }
@@ -77,11 +73,11 @@ public struct AppRecoveryLedger: Sendable {
     public func save(_ entry: Entry) -> String? {
         var entry = entry
         entry.recoveries = Array(entry.recoveries.suffix(Self.capacity))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(entry) else { return "cannot encode the recovery record" }
+        guard let value = try? JSONValueEncoder().encode(entry) else { return "cannot encode the recovery record" }
+        var writer = JSONWriter()
+        writer.value(value)
         do {
-            try AtomicFile.write(Array(data) + [0x0A], to: path, mode: 0o600)
+            try AtomicFile.write(writer.bytes + [0x0A], to: path, mode: 0o600)
             return nil
         } catch {
             return error.description
