@@ -21,7 +21,7 @@ public final class PathWatch {
         self.path = path
         fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard fd >= 0 else { throw KMSError("cannot watch for \(path)", errno: errno) }
-        mounts = Glibc.open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
+        mounts = ProcDirectory.open("self/mountinfo")
     }
 
     deinit {
@@ -85,6 +85,26 @@ public final class PathWatch {
                 at += 16 + Int(length)
             }
         }
+    }
+}
+
+/// `/proc`, as it was when the renderer started, for the files it reads there later.
+///
+/// The initramfs's renderer moves into the real root (SIGUSR1, from init-bottom) before
+/// initramfs-tools moves `/proc` and `/run` there: in between, `/proc` is the real root's bare
+/// directory. A `PathWatch` made then could not open `/proc/self/mountinfo` by its path; it
+/// watched the real root's bare `/run`, which `/run` then covered, and nothing woke it: splashd's
+/// socket was never seen and the app waited for the display for ever (1 boot in 3 in
+/// `make bench-power-on`). Opened relative to this descriptor, the file is found whatever the
+/// root: `Initramfs.prepare` opens it before the move is armed.
+public enum ProcDirectory {
+    /// `/proc`, opened at first use (a directory descriptor); -1 when there was none.
+    public static let descriptor: Int32 = Glibc.open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+
+    /// Opens `name` (relative to /proc, e.g. `self/mountinfo`) read-only; -1 on failure.
+    public static func open(_ name: String) -> Int32 {
+        if descriptor >= 0 { return openat(descriptor, name, O_RDONLY | O_CLOEXEC) }
+        return Glibc.open("/proc/" + name, O_RDONLY | O_CLOEXEC)
     }
 }
 

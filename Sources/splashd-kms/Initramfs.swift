@@ -1,6 +1,7 @@
 import ArgumentParser
 import CLinuxShims
 import Glibc
+import SplashKMS
 import SplashSupport
 
 /// The renderer started in the initramfs (design §16, docs/renderer-kms.md "From the
@@ -20,6 +21,9 @@ enum Initramfs {
     /// line, its PID written down, and SIGUSR1 armed to move it into `root`.
     static func prepare(newRoot root: String) throws {
         if let name = CommandLine.unsafeArgv[0], name.pointee != 0 { name.pointee = CChar(UInt8(ascii: "@")) }
+        // Before the move can come: the real root's /proc is bare until the initramfs moves its
+        // own there, after the move (a watch made in between reads the mount table through this).
+        _ = ProcDirectory.descriptor
         guard splashd_arm_new_root(root, ackFile) == 0 else {
             throw ValidationError("cannot arm the move into \(root): \(String(cString: strerror(errno)))")
         }

@@ -33,6 +33,7 @@ extension RendererLoop {
             case .error(let error): throw ClientError.rejected(error)
             default: throw ClientError.invalidMessage("unexpected reply to subscribe")
             }
+            logger.info("connected to \(socketPath)")
             try feed(.connected)
         } catch let error as ClientError {
             try lost(error)

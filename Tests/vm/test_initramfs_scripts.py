@@ -11,9 +11,14 @@ left behind in the initramfs, lost /run and died; the splash came only with the 
 in the real root."""
 
 import os
+import shutil
 import subprocess
 import tempfile
 import time
+
+import pytest
+
+import processes
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -96,3 +101,57 @@ def test_a_renderer_is_asked_to_move_only_once_it_has_its_lock():
 def test_a_ready_renderer_is_asked_at_once():
     answer, took, _, _ = hand_over(start=0, ready_first=True)
     assert answer == "ok"
+
+
+# The real renderer moved early: init-bottom's SIGUSR1 can come before the renderer first looks for
+# splashd's socket, and it always comes before initramfs-tools moves /proc and /run into the real
+# root. The watch for the socket, made in between, must see /run arrive over the real root's bare
+# directory, and the socket in it.
+EARLY_MOVE = r"""
+set -u
+fail() {{ echo "FAIL: $1"; echo "-- the renderer's log:"; cat "$W/kms.log"; kill "$kms" "$daemon" 2>/dev/null; exit 1; }}
+# Bounded, and each ends the moment its condition holds.
+until_() {{ n=0; while ! eval "$1"; do n=$((n + 1)); [ "$n" -lt 2400 ] || fail "$2"; sleep 0.05; done; }}
+W={work}
+R=$W/root
+mkdir -p "$R" && mount --bind / "$R" || exit 2            # the real root: /proc and /run bare directories
+mount -t tmpfs tmpfs /run && mkdir -p /run/splashd-kms /run/t || exit 2   # the initramfs's /run
+export SWIFT_BACKTRACE=enable=no
+{bin}/splashd --config {config} --socket /run/t/s.sock --state-dir /run/t/state --log-format text >"$W/splashd.log" 2>&1 &
+daemon=$!
+until_ '[ -S /run/t/s.sock ]' "splashd listening"
+# (Its display lock where the real root has it too: no GPU here, so nothing waits for the lock.)
+{bin}/splashd-kms --new-root "$R" --device /run/t/card0 --socket /run/t/s.sock --theme {theme} \
+    --display-lock "$W/display.lock" >"$W/kms.log" 2>&1 &
+kms=$!
+# Moved the moment its PID is written (first thing in its main): before it looks for the socket.
+while [ ! -s /run/splashd-kms/initramfs.pid ]; do kill -0 "$kms" 2>/dev/null || fail "the renderer ended"; done
+kill -USR1 "$kms"
+until_ '[ "$(cat /run/splashd-kms/new-root 2>/dev/null)" = ok ]' "the renderer in the real root"
+until_ 'grep -q "waiting for /run/t/s.sock to appear" "$W/kms.log"' "the renderer watching for the socket, in the real root"
+# initramfs-tools moves /run and /proc into the real root: splashd's socket is there.
+mount --move /run "$R/run" && mount -t proc proc "$R/proc" || fail "the moves"
+until_ 'grep -q "connected to /run/t/s.sock" "$W/kms.log"' "the renderer connected, in the real root"
+kill "$kms" "$daemon"; wait
+echo PASSED
+"""
+
+
+def test_a_renderer_moved_before_run_and_proc_still_finds_splashds_socket():
+    """The power-on filmstrip's boot that never reached the app (3 of 9 with the hook): the
+    renderer, moved into the real root before /proc and /run were, watched the real root's bare
+    /run for splashd's socket and could not open the mount table (`/proc/self/mountinfo` was not
+    there yet), so /run arriving over it woke nothing, and the app waited for the display. Here,
+    in a private mount namespace, the real splashd-kms (no GPU: it waits for its device meanwhile)
+    moves into a bare bind of / at SIGUSR1 as soon as it runs, watches for splashd's socket there,
+    and must connect once /run is moved in."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("needs root and unshare (mount namespaces)")
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as work:
+        config = os.path.join(work, "splashd.toml")
+        with open(config, "w") as f:
+            f.write('[splash]\ntimeout = "10m"\n\n[[step]]\nid = "first-frame"\nplugin = "signal"\ntimeout = "10m"\n')
+        script = EARLY_MOVE.format(work=work, bin=processes.BIN, config=config, theme=os.path.join(ROOT, "renderer/themes/reference"))
+        result = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
+                                capture_output=True, text=True, timeout=900)
+        assert result.returncode == 0 and "PASSED" in result.stdout, result.stdout + result.stderr
