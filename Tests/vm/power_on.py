@@ -68,7 +68,7 @@ APPEND = "boot=splashdtest splashd.nohold init=/lib/systemd/systemd vt.global_cu
 # The test app's colour (Tests/vm/app.c paints it): magenta.
 APP_COLOUR = "ff00ff"
 # A bound against a hang, not a time anything must keep: the guest is emulated.
-PATIENCE = 600
+PATIENCE = int(os.environ.get("POWER_ON_PATIENCE", "600"))
 INTERVAL = 0.05
 
 # Plymouth's theme: `make bench-boot`'s, Debian's spinner on the reference theme's background.
@@ -443,6 +443,15 @@ def boot(system, built, cache_out=None):
             result["journal"] = guest_output(machine, "journalctl -b -o short-monotonic --no-pager -u splashd-kms -u splashd -u vm-kiosk "
                                              "| grep -E 'first frame|display|cache|stands still|launch|mode|splashd-kms-first' | head -n 30; "
                                              "echo '-- the initramfs renderer:'; cat /run/splashd-kms/initramfs.log /run/splashd-kms/new-root 2>&1 | head -n 40")
+        if system != "plymouth" and any(s["app"] is None for s in result["summary"].values()):
+            # No app within PATIENCE: where the renderer is (its watches: inotify's fdinfo names
+            # each watched inode and device) and what systemd still waits for.
+            result["stuck"] = guest_output(machine, "for pid in $(pgrep -x splashd-kms); do echo \"== $pid $(tr '\\0' ' ' < /proc/$pid/cmdline)\"; "
+                                           "readlink /proc/$pid/root; cat /proc/$pid/wchan; echo; cat /proc/$pid/stack; grep -E 'State|Sig' /proc/$pid/status; "
+                                           "for fd in /proc/$pid/fd/*; do echo \"$fd -> $(readlink $fd)\"; grep -h inotify /proc/$pid/fdinfo/${fd##*/}; done; done; "
+                                           "stat -c '%n dev=%d ino=%i' /run /run/splashd /run/splashd/splashd.sock; grep -E ' /run | / ' /proc/self/mountinfo; "
+                                           "systemctl list-jobs --no-pager | head -n 20; journalctl -b -o short-monotonic --no-pager | grep -iE 'kms|vm-kiosk' | tail -n 30")
+            print(f"{system}: no app; the guest says:\n{result['stuck']}", flush=True)
         if cache_out:
             # The cache is written once the splash stands still (maybe after the hand-off).
             machine.run("end=$(( $(date +%s) + 120 )); until [ -s /var/cache/splashd-kms/first-frames ]; do"
