@@ -98,37 +98,41 @@ private struct Cursor {
         offset += count
     }
 
-    mutating func array(depth: Int) throws(JSONReadError) -> JSONValue {
+    /// Past the opening of an array or object (at most `maximumDepth` deep): whether `close`
+    /// follows at once (`[]`, `{}`), then taken too.
+    mutating func opened(closingWith close: Unicode.Scalar, depth: Int) throws(JSONReadError) -> Bool {
         guard depth <= JSONReader.maximumDepth else { throw failure("nesting deeper than \(JSONReader.maximumDepth)") }
-        offset += 1  // [
-        var elements: [JSONValue] = []
+        offset += 1
         skipWhitespace()
-        if !atEnd, bytes[offset] == UInt8(ascii: "]") {
-            offset += 1
-            return .array(elements)
-        }
+        guard !atEnd, bytes[offset] == UInt8(ascii: close) else { return false }
+        offset += 1
+        return true
+    }
+
+    mutating func array(depth: Int) throws(JSONReadError) -> JSONValue {
+        var elements: [JSONValue] = []
+        if try opened(closingWith: "]", depth: depth) { return .array(elements) }
         while true {
             skipWhitespace()
             elements.append(try value(depth: depth))
-            skipWhitespace()
-            guard !atEnd else { throw failure("an array's end missing") }
-            switch bytes[offset] {
-            case UInt8(ascii: ","): offset += 1
-            case UInt8(ascii: "]"): offset += 1; return .array(elements)
-            default: throw failure("',' or ']' expected in an array")
-            }
+            if try closed(by: "]", in: "an array") { return .array(elements) }
+        }
+    }
+
+    /// After an element or member: a comma (false: another follows) or `close` (true: the end).
+    mutating func closed(by close: Unicode.Scalar, in what: String) throws(JSONReadError) -> Bool {
+        skipWhitespace()
+        guard !atEnd else { throw failure("\(what)'s end missing") }
+        switch bytes[offset] {
+        case UInt8(ascii: ","): offset += 1; return false
+        case UInt8(ascii: close): offset += 1; return true
+        default: throw failure("',' or '\(close)' expected in \(what)")
         }
     }
 
     mutating func object(depth: Int) throws(JSONReadError) -> JSONValue {
-        guard depth <= JSONReader.maximumDepth else { throw failure("nesting deeper than \(JSONReader.maximumDepth)") }
-        offset += 1  // {
         var members: [String: JSONValue] = [:]
-        skipWhitespace()
-        if !atEnd, bytes[offset] == UInt8(ascii: "}") {
-            offset += 1
-            return .object(members)
-        }
+        if try opened(closingWith: "}", depth: depth) { return .object(members) }
         while true {
             skipWhitespace()
             guard !atEnd, bytes[offset] == UInt8(ascii: "\"") else { throw failure("a member's name expected") }
@@ -140,13 +144,7 @@ private struct Cursor {
             let member = try value(depth: depth)
             // A name written twice: the first counts, as Foundation's `JSONDecoder` had it.
             if members[name] == nil { members[name] = member }
-            skipWhitespace()
-            guard !atEnd else { throw failure("an object's end missing") }
-            switch bytes[offset] {
-            case UInt8(ascii: ","): offset += 1
-            case UInt8(ascii: "}"): offset += 1; return .object(members)
-            default: throw failure("',' or '}' expected in an object")
-            }
+            if try closed(by: "}", in: "an object") { return .object(members) }
         }
     }
 
