@@ -19,7 +19,7 @@ package enum PluginOutputLine: Equatable {
         guard trimmed.first == "{" else { return .text }
         let value: JSONValue
         do {
-            value = try JSONReader.value(of: Array(trimmed.utf8))
+            value = try JSONReader.value(of: trimmed.utf8)
         } catch {
             return .malformed(reason: "not valid JSON: \(error)")
         }
