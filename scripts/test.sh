@@ -74,6 +74,16 @@ else
     ! -name "$compiler" -exec rm -rf {} +
   debug=$cache/$compiler/debug dist=$cache/$compiler/dist fuzz=$cache/$compiler/fuzz-debug
   echo "test: the builds in $cache/$compiler (SPLASHD_BUILD_CACHE=none: in the clone)" >&2
+  # And the run itself happens in one tree at one path, $cache/$compiler/src, made the clone's
+  # files exactly (uncommitted changes too; build outputs and files since deleted removed), where
+  # a file whose contents did not change keeps its inode and time: the build then compiles only
+  # the modules whose sources changed since the last run, as in a developer's tree (a fresh
+  # clone's files are all new, and its path another: every module of ours compiled again, 8 to
+  # 10 core-minutes of the run's 33 to 44). A clone that is not a git work tree runs where it is.
+  if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    python3 scripts/sync-tree.py "$PWD" "$cache/$compiler/src" >&2
+    cd "$cache/$compiler/src"
+  fi
 fi
 root=false
 [ "$(id -u)" -ne 0 ] || root=true
@@ -134,7 +144,8 @@ browser() {
   # a real OTLP receiver (docs/operations.md, "Fleet telemetry"). Mostly waiting (for timeouts a
   # test sets off on purpose): 3.5 minutes, about 40 s of processor time.
   stage "the browser and telemetry tests"
-  SPLASHD_BIN_DIR=$(swift build --show-bin-path --scratch-path "$debug") python3 -m pytest -q -p no:cacheprovider --durations=8 Tests/browser Tests/telemetry
+  SPLASHD_BIN_DIR=$(swift build --show-bin-path --scratch-path "$debug") python3 -m pytest -q -p no:cacheprovider --durations=8 Tests/browser Tests/telemetry \
+    Tests/scripts
 }
 
 vm() {
