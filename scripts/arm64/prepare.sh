@@ -27,7 +27,9 @@ source scripts/arm64/env.sh
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # sid's Release file is signed with a Valid-Until that this machine's clock can be past.
 aptopt='Acquire::Check-Valid-Until "false"'
-toolchain_packages=swiftlang,git,pkg-config,ca-certificates
+# (libc6-dev: SwiftPM compiles and links each manifest for the build machine, which needs its C
+# runtime's start files; sid's gcc only recommends it, and mmdebstrap installs no recommends.)
+toolchain_packages=swiftlang,libc6-dev,git,pkg-config,ca-certificates
 target_packages=libc6-dev,libgcc-12-dev,libstdc++-12-dev,libsystemd-dev,libdrm-dev,libinput-dev,libudev-dev,libcairo2-dev,libpango1.0-dev,librsvg2-dev,zlib1g-dev,dpkg-dev
 
 mkdir -p "$ARM64_CACHE"
