@@ -78,8 +78,9 @@ else
   # files exactly (uncommitted changes too; build outputs and files since deleted removed), where
   # a file whose contents did not change keeps its inode and time: the build then compiles only
   # the modules whose sources changed since the last run, as in a developer's tree (a fresh
-  # clone's files are all new, and its path another: every module of ours compiled again, 8 to
-  # 10 core-minutes of the run's 33 to 44). A clone that is not a git work tree runs where it is.
+  # clone's files are all new, and its path another: every module of ours was compiled again in
+  # each of the four builds; a run of 33 core-minutes so is 15 with nothing to compile). A clone
+  # that is not a git work tree runs where it is.
   if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     python3 scripts/sync-tree.py "$PWD" "$cache/$compiler/src" >&2
     cd "$cache/$compiler/src"
