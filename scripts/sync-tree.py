@@ -97,8 +97,13 @@ def sync(source, dest):
             continue
         if os.path.isdir(dst) and not os.path.islink(dst):
             remove(dst)
+        # Written beside it, then renamed over it: never through a link, never into a file
+        # someone else made.
         new = dst + ".sync-tree-new"
-        with open(new, "wb") as f:
+        if os.path.lexists(new):
+            os.unlink(new)
+        fd = os.open(new, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.chmod(new, mode)
         os.replace(new, dst)
