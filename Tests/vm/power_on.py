@@ -214,8 +214,11 @@ def image(system, dist=None):
                 theme = os.path.join(root, "etc/splashd/theme/theme.toml")
                 text = open(theme).read()
                 assert "\nlogo = " in text
-                lines = [('logo = "firmware"\nlogo_fallback = "logo.svg"' if line.startswith("logo = ") else line)
-                         for line in text.splitlines()]
+                # (POWER_ON_LOGO_FALLBACK=none: no fallback logo, so no librsvg, libxml2 or ICU's
+                # data in the hook's initramfs; docs/power-on.md, "The renderer before udev".)
+                fallback = os.environ.get("POWER_ON_LOGO_FALLBACK", "logo.svg")
+                logo = 'logo = "firmware"' + ("" if fallback == "none" else f'\nlogo_fallback = "{fallback}"')
+                lines = [(logo if line.startswith("logo = ") else line) for line in text.splitlines()]
                 open(theme, "w").write("\n".join(lines) + "\n")
                 config = os.path.join(root, "etc/splashd/splashd.toml")
                 text = open(config).read()
