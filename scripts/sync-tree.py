@@ -14,6 +14,7 @@ command"). Prints what it did on one line. Exit 1, with the reason, if SOURCE is
 tree or DEST is inside it.
 """
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -49,14 +50,9 @@ def same(path, data, mode):
 
 
 def remove(path):
+    """Removes PATH: a directory with all it holds (links in it not followed), or a file or link."""
     if os.path.isdir(path) and not os.path.islink(path):
-        for root, dirs, files in os.walk(path, topdown=False):
-            for name in files:
-                os.unlink(os.path.join(root, name))
-            for name in dirs:
-                inner = os.path.join(root, name)
-                (os.unlink if os.path.islink(inner) else os.rmdir)(inner)
-        os.rmdir(path)
+        shutil.rmtree(path)
     elif os.path.lexists(path):
         os.unlink(path)
 
