@@ -14,7 +14,7 @@ check:
 # The pure modules' tests (machines, graph, protocol, JSON, TOML, themes, reports, the renderer's
 # scene): 339 tests in about 6 s once built, for the loop of a change to them. SwiftPM links every
 # test target into one bundle, so the build is `check`'s (incremental after the first).
-UNIT_TESTS = SplashJSONTests SplashProtocolTests SplashCoreTests SplashReportsTests SplashSceneTests \
+UNIT_TESTS = SplashJSONTests SplashProtocolTests SplashCommandLineTests SplashCoreTests SplashReportsTests SplashSceneTests \
 	SplashConfigTests SplashThemeTests SplashLinesTests
 unit:
 	$(SWIFT) build --build-tests

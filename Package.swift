@@ -52,6 +52,10 @@ let package = Package(
         // (phase, error codes, destination, mode). Knows no launch machine: the clients speak it
         // without one.
         .target(name: "SplashProtocol", dependencies: ["SplashJSON"], swiftSettings: strict),
+        // The renderers' command lines as data: the parser, --help, the man page's dump and the
+        // shell completions from one table, without swift-argument-parser and the
+        // FoundationEssentials it links (about 3.3 MB of each renderer: docs/benchmarks.md).
+        .target(name: "SplashCommandLine", dependencies: ["SplashJSON"], swiftSettings: strict),
         // Pure core: graph, phase machine, history, modes. No sockets, files or processes.
         .target(name: "SplashCore", dependencies: ["SplashJSON", "SplashProtocol"], swiftSettings: strict),
         // What every program needs and no domain owns: the one bounded file reader, crash-safe
@@ -294,6 +298,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "SplashJSONTests", dependencies: ["SplashJSON", "SplashProtocol"], swiftSettings: strict),
+        .testTarget(name: "SplashCommandLineTests", dependencies: ["SplashCommandLine", "SplashJSON", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SplashProtocolTests", dependencies: ["SplashProtocol", "SplashJSON"], swiftSettings: strict),
         .testTarget(name: "SplashCoreTests", dependencies: ["SplashCore", "SplashProtocol", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SplashReportsTests", dependencies: ["SplashReports", "SplashCore", "SplashProtocol", "TestSupport"], swiftSettings: strict),
