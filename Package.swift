@@ -187,8 +187,7 @@ let package = Package(
         .executableTarget(
             name: "splashd-web",
             dependencies: [
-                "SplashWeb", "SplashCore", "SplashProtocol", "SplashSupport", "SplashJournalWriter", "SplashTheme",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "SplashWeb", "SplashCore", "SplashProtocol", "SplashSupport", "SplashJournalWriter", "SplashTheme", "SplashCommandLine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -275,8 +274,8 @@ let package = Package(
             name: "splashd-kms",
             dependencies: [
                 "SplashKMS", "SplashDraw", "SplashScene", "SplashClient", "SplashCore", "SplashProtocol", "SplashSupport", "SplashJournalWriter", "SplashTheme", "CLinuxShims",
+                "SplashCommandLine",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),

@@ -118,7 +118,8 @@ for page in man/*.[0-9]; do
     chmod 0644 "$root$mandir/man$section/$(basename "$page").gz"
 done
 
-# Shell completions, from the binaries themselves (swift-argument-parser writes them). They are
+# Shell completions, from the binaries themselves (swift-argument-parser writes them; the renderers'
+# SplashCommandLine, theirs). They are
 # sourced, not run: the bash script's #! line goes.
 # Binaries of another architecture run under TARGET_RUN (qemu-user with that architecture's
 # libraries: `make deb-arm64`).

@@ -1,6 +1,6 @@
-import ArgumentParser
 import CLinuxShims
 import Glibc
+import SplashCommandLine
 import SplashKMS
 import SplashSupport
 
@@ -47,8 +47,9 @@ enum Initramfs {
 extension SplashdKMSCommand {
     /// `splashd-kms condition`: the unit's `ExecCondition=`, so it starts no second renderer when
     /// the one from the initramfs carries on.
-    struct Condition: ParsableCommand {
-        static let configuration = CommandConfiguration(
+    struct Condition {
+        static let spec = CommandSpec(
+            name: "condition",
             abstract: "Exit 0 when a renderer is to be started; 1 when the one the initramfs started still runs (splashd-kms.service's ExecCondition).")
 
         func run() throws {

@@ -1,6 +1,6 @@
-import ArgumentParser
 import CLinuxShims
 import Glibc
+import SplashCommandLine
 import SplashDraw
 import SplashTheme
 import SplashScene
@@ -167,13 +167,22 @@ final class IsolatedLogo: LogoSource {
 /// `splashd-kms render-logo`: the child `IsolatedLogo` starts. Reads the logo's bytes from
 /// stdin, draws them at `--side`, writes the raw pixels to stdout; a reason on stderr and exit
 /// 65 when the file cannot be drawn. Limits itself first (`LogoBudget`).
-struct RenderLogo: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "render-logo", abstract: "Draw a logo from stdin to raw pixels on stdout (the renderer's own child).",
-        shouldDisplay: false)
+struct RenderLogo {
+    static let spec = CommandSpec(
+        name: "render-logo", abstract: "Draw a logo from stdin to raw pixels on stdout (the renderer's own child).",
+        options: [
+            OptionSpec("type", help: "What the bytes are: svg or png.", isRequired: true),
+            OptionSpec("side", help: "The side of the square drawn into, in pixels.", isRequired: true, isInteger: true),
+        ],
+        isHidden: true)
 
-    @Option(help: "What the bytes are: svg or png.") var type: String
-    @Option(help: "The side of the square drawn into, in pixels.") var side: Int
+    var type: String
+    var side: Int
+
+    init(_ parsed: ParsedCommand) {
+        type = parsed.string("type") ?? ""
+        side = parsed.integer("side") ?? 0
+    }
 
     func run() throws {
         guard Self.limit() else {

@@ -1,8 +1,8 @@
-import ArgumentParser
 import CLinuxShims
 import Glibc
 import Logging
 import SplashClient
+import SplashCommandLine
 import SplashCore
 import SplashDraw
 import SplashKMS
@@ -14,50 +14,69 @@ import SplashScene
 
 extension SplashdKMSCommand {
     /// `splashd-kms [run]`: the renderer (the default subcommand).
-    struct Run: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "run",
-            abstract: "Draw the splash on every connected output, hand the display to the app, and take it back for every later launch (the default)."
-        )
+    struct Run {
+        static let defaultDevice = "/dev/dri/card0"
+        static let spec = CommandSpec(
+            name: "run",
+            abstract: "Draw the splash on every connected output, hand the display to the app, and take it back for every later launch (the default).",
+            options: [
+                OptionSpec("socket", help: "splashd's socket (default: $SPLASHD_SOCKET, else \(SocketDefaults.path)).", completion: .file),
+                OptionSpec(
+                    "theme", help: "The theme's directory (default: /etc/splashd/theme if it holds a theme.toml, else the shipped default, as splashd-web).",
+                    completion: .directory),
+                OptionSpec("device", help: "The DRM device.", defaultValue: defaultDevice, completion: .file),
+                OptionSpec(
+                    "rotate", help: "Turn the picture clockwise on every output: 0, 90, 180 or 270 (default: the theme's rotate, else each output's panel orientation).",
+                    isInteger: true, completion: .list(["0", "90", "180", "270"])),
+                OptionSpec(
+                    "output", .repeating,
+                    help: "Show the splash on this output only (a name such as HDMI-A-1 or Virtual-2, as the log says); repeat it for several (default: every connected output)."),
+                OptionSpec(
+                    "touch", .repeating,
+                    help: "Presses of this input device land on this output: DEVICE=OUTPUT, DEVICE being the device's name (as the log says it) or its node (/dev/input/event3); repeat it for several.",
+                    discussion: "Without it a device is on the output udev's WL_OUTPUT property names, else on the one output of its physical size (a touch screen), else on the first."),
+                OptionSpec(
+                    "display-lock",
+                    help: "The lock held while the renderer has the display (`splashd-kms wait` waits for it; default: display.lock in $RUNTIME_DIRECTORY, as systemd's unit sets it, else none).",
+                    completion: .file),
+                OptionSpec("dark", .flag, help: "The theme's dark palette."),
+                OptionSpec("firmware-logo", help: "", defaultValue: FirmwareLogo.directory, isHidden: true),
+                OptionSpec(
+                    "cache-dir",
+                    help: "Where the first-frame cache is kept: the theme's still view per output size and turn, shown as the next start's first frame (default: none; the unit gives /var/cache/splashd-kms).",
+                    discussion: "A file answers only for the theme, palette and firmware logo it was drawn from; the renderer checks it against a fresh drawing once the splash stands still, and rewrites it when it differs. Beside the pictures it writes their index (first-frames), from which /usr/lib/splashd/splashd-kms-first-frame, the unit's ExecStart, shows them before this renderer has started, then becomes it (SPLASHD_KMS_FIRST_FRAMES hands the device over). docs/renderer-kms.md, \"From power-on\".",
+                    completion: .directory),
+                OptionSpec(
+                    "new-root", help: "Started in the initramfs: the real root will be mounted at this directory (initramfs-tools' $rootmnt, /root).",
+                    discussion: "The renderer marks itself to survive the switch (@ first on its command line), writes its PID to /run/splashd-kms/initramfs.pid, and moves into the real root on SIGUSR1 (the initramfs's init-bottom script sends it), answering in /run/splashd-kms/new-root. docs/renderer-kms.md, \"From the initramfs\".",
+                    completion: .directory),
+            ])
 
-        @Option(help: "splashd's socket (default: $SPLASHD_SOCKET, else \(SocketDefaults.path)).")
         var socket: String?
-
-        @Option(help: "The theme's directory (default: /etc/splashd/theme if it holds a theme.toml, else the shipped default, as splashd-web).")
         var theme: String?
-
-        @Option(help: "The DRM device.")
-        var device = "/dev/dri/card0"
-
-        @Option(help: "Turn the picture clockwise on every output: 0, 90, 180 or 270 (default: the theme's rotate, else each output's panel orientation).")
+        var device: String
         var rotate: Int?
-
-        @Option(name: .customLong("output"), help: "Show the splash on this output only (a name such as HDMI-A-1 or Virtual-2, as the log says); repeat it for several (default: every connected output).")
-        var outputs: [String] = []
-
-        @Option(name: .customLong("touch"), help: ArgumentHelp(
-            "Presses of this input device land on this output: DEVICE=OUTPUT, DEVICE being the device's name (as the log says it) or its node (/dev/input/event3); repeat it for several.",
-            discussion: "Without it a device is on the output udev's WL_OUTPUT property names, else on the one output of its physical size (a touch screen), else on the first."))
-        var touch: [String] = []
-
-        @Option(help: "The lock held while the renderer has the display (`splashd-kms wait` waits for it; default: display.lock in $RUNTIME_DIRECTORY, as systemd's unit sets it, else none).")
+        var outputs: [String]
+        var touch: [String]
         var displayLock: String?
-
-        @Flag(help: "The theme's dark palette.")
-        var dark = false
-
-        @Option(help: .hidden)
-        var firmwareLogo = FirmwareLogo.directory
-
-        @Option(help: ArgumentHelp(
-            "Where the first-frame cache is kept: the theme's still view per output size and turn, shown as the next start's first frame (default: none; the unit gives /var/cache/splashd-kms).",
-            discussion: "A file answers only for the theme, palette and firmware logo it was drawn from; the renderer checks it against a fresh drawing once the splash stands still, and rewrites it when it differs. Beside the pictures it writes their index (first-frames), from which /usr/lib/splashd/splashd-kms-first-frame, the unit's ExecStart, shows them before this renderer has started, then becomes it (SPLASHD_KMS_FIRST_FRAMES hands the device over). docs/renderer-kms.md, \"From power-on\"."))
+        var dark: Bool
+        var firmwareLogo: String
         var cacheDir: String?
-
-        @Option(help: ArgumentHelp(
-            "Started in the initramfs: the real root will be mounted at this directory (initramfs-tools' $rootmnt, /root).",
-            discussion: "The renderer marks itself to survive the switch (@ first on its command line), writes its PID to /run/splashd-kms/initramfs.pid, and moves into the real root on SIGUSR1 (the initramfs's init-bottom script sends it), answering in /run/splashd-kms/new-root. docs/renderer-kms.md, \"From the initramfs\"."))
         var newRoot: String?
+
+        init(_ parsed: ParsedCommand) {
+            socket = parsed.string("socket")
+            theme = parsed.string("theme")
+            device = parsed.string("device") ?? Self.defaultDevice
+            rotate = parsed.integer("rotate")
+            outputs = parsed.strings("output")
+            touch = parsed.strings("touch")
+            displayLock = parsed.string("display-lock")
+            dark = parsed.flag("dark")
+            firmwareLogo = parsed.string("firmware-logo") ?? FirmwareLogo.directory
+            cacheDir = parsed.string("cache-dir")
+            newRoot = parsed.string("new-root")
+        }
 
         /// What the still view is drawn from, for the first-frame cache: the renderer's version, the
         /// theme as loaded and its files, the palette, the firmware's logo and its place.
@@ -77,6 +96,7 @@ extension SplashdKMSCommand {
         }
 
         func run() throws {
+            try validate()
             let environment = ProcessEnvironment.current()
             // splashd-kms-first-frame's hand-over, read before this process opens anything (the
             // journal's socket, the lock): a descriptor it names must be one this process was

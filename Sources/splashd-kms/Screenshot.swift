@@ -1,5 +1,5 @@
-import ArgumentParser
 import Glibc
+import SplashCommandLine
 import SplashDraw
 import SplashKMS
 import SplashSupport
@@ -8,9 +8,9 @@ import SplashScene
 extension SplashdKMSCommand {
     /// `splashd-kms screenshot FILE.png [--output NAME]`: what the display's outputs scan out now,
     /// as PNG files (`splashctl screenshot` runs it).
-    struct Screenshot: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Write a PNG of what each output of the display shows now, the splash's frame or the app's.",
+    struct Screenshot {
+        static let spec = CommandSpec(
+            name: "screenshot", abstract: "Write a PNG of what each output of the display shows now, the splash's frame or the app's.",
             discussion: """
                 It reads the framebuffer each output scans out, whichever program drew it, so it needs root \
                 (the kernel hands a framebuffer's buffer only to its DRM master or to CAP_SYS_ADMIN). It reads \
@@ -20,16 +20,22 @@ extension SplashdKMSCommand {
                 One screenshot of a device at a time. Each file written is printed with its output, size and \
                 format. Exit status: 0 written; 1 nothing could be read or written (the reason on stderr); \
                 75 another screenshot of the device is being taken.
-                """)
+                """,
+            options: [
+                OptionSpec("output", help: "Only this output (a name such as HDMI-A-1 or Virtual-2)."),
+                OptionSpec("device", help: "The DRM device.", defaultValue: Run.defaultDevice, completion: .file),
+            ],
+            positionals: [PositionalSpec("file.png", help: "The PNG file.", completion: .file)])
 
-        @Argument(help: ArgumentHelp("The PNG file.", valueName: "file.png"))
         var file: String
-
-        @Option(help: "Only this output (a name such as HDMI-A-1 or Virtual-2).")
         var output: String?
+        var device: String
 
-        @Option(help: "The DRM device.")
-        var device = "/dev/dri/card0"
+        init(_ parsed: ParsedCommand) {
+            file = parsed.positionals.first ?? ""
+            output = parsed.string("output")
+            device = parsed.string("device") ?? Run.defaultDevice
+        }
 
         func run() throws {
             let card: DRMDevice

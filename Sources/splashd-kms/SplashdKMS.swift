@@ -1,7 +1,7 @@
-import ArgumentParser
 import Glibc
 import Logging
 import SplashClient
+import SplashCommandLine
 import SplashCore
 import SplashDraw
 import SplashKMS
@@ -12,29 +12,57 @@ import SplashTheme
 
 /// `splashd-kms`: the native renderer (design §13): the theme drawn on every connected output
 /// through DRM/KMS, following splashd's states; `splashd-kms check --theme DIR` says whether it
-/// can draw a theme.
+/// can draw a theme. Its command line is a `CommandSpec` (no swift-argument-parser: see
+/// SplashCommandLine).
 @main
-struct SplashdKMSCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "splashd-kms",
+enum SplashdKMSCommand {
+    static let spec = CommandSpec(
+        name: "splashd-kms",
         abstract: "Draw the splash on the display through DRM/KMS (no browser, no compositor).",
-        version: splashdVersion,
-        subcommands: [Run.self, Check.self, Wait.self, Condition.self, RenderLogo.self, Screenshot.self],
-        defaultSubcommand: Run.self
+        subcommands: [Run.spec, Check.spec, Wait.spec, Condition.spec, RenderLogo.spec, Screenshot.spec],
+        defaultSubcommand: "run"
     )
 
+    static func main() {
+        let parsed = CommandLineTool.parse(spec, version: splashdVersion)
+        do {
+            switch parsed.subcommand {
+            case "check": try Check(parsed).run()
+            case "wait": try Wait(parsed).run()
+            case "condition": try Condition().run()
+            case "render-logo": try RenderLogo(parsed).run()
+            case "screenshot": try Screenshot(parsed).run()
+            default: try Run(parsed).run()
+            }
+        } catch let status as ExitCode {
+            exit(status.rawValue)
+        } catch let error as ValidationError {
+            CommandLineTool.usageError(spec, subcommand: parsed.subcommand, error.message)
+        } catch {
+            StandardStreams.printError("Error: \(error)")
+            exit(1)
+        }
+        exit(0)
+    }
+
     /// `splashd-kms check --theme DIR`.
-    struct Check: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Check that a theme can be drawn: exit 0, or 78 with every problem (file:line, or the file).")
+    struct Check {
+        static let spec = CommandSpec(
+            name: "check", abstract: "Check that a theme can be drawn: exit 0, or 78 with every problem (file:line, or the file).",
+            options: [
+                OptionSpec("theme", help: "The theme directory.", isRequired: true, completion: .directory),
+                OptionSpec(
+                    "files", .flag, help: "Print the files the theme draws with instead of the verdict, one name a line: theme.toml, its logo, its font file.",
+                    discussion: "What the initramfs hook copies: only these, each a regular file in the directory (never a link)."),
+            ])
 
-        @Option(help: "The theme directory.")
         var theme: String
+        var files: Bool
 
-        @Flag(help: ArgumentHelp(
-            "Print the files the theme draws with instead of the verdict, one name a line: theme.toml, its logo, its font file.",
-            discussion: "What the initramfs hook copies: only these, each a regular file in the directory (never a link)."))
-        var files = false
+        init(_ parsed: ParsedCommand) {
+            theme = parsed.string("theme") ?? ""
+            files = parsed.flag("files")
+        }
 
         /// The files `loaded` draws with, by name in its directory: `theme.toml`, the logo (with
         /// `logo = "firmware"`, the one drawn where the firmware has none), the font file. Names
@@ -67,17 +95,21 @@ struct SplashdKMSCommand: ParsableCommand {
 
     /// `splashd-kms wait`: what the hand-off unit runs (design §13), so the app's unit starts once
     /// it may take the display.
-    struct Wait: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Wait until the renderer has given the display up (at once if none is running): the hand-off unit runs it.",
+    struct Wait {
+        static let spec = CommandSpec(
+            name: "wait", abstract: "Wait until the renderer has given the display up (at once if none is running): the hand-off unit runs it.",
             discussion: """
                 The renderer holds a lock on the file while it has the display, and removes it when it gives the \
                 display up (or the kernel lets the lock go when it dies). The wait takes no CPU: it is a blocked \
                 flock(2). splashd-kms-handoff.service runs it; order the app's unit after that unit.
-                """)
+                """,
+            options: [OptionSpec("lock", help: "The renderer's display lock.", defaultValue: DisplayLock.defaultPath, completion: .file)])
 
-        @Option(help: "The renderer's display lock.")
-        var lock = DisplayLock.defaultPath
+        var lock: String
+
+        init(_ parsed: ParsedCommand) {
+            lock = parsed.string("lock") ?? DisplayLock.defaultPath
+        }
 
         func run() throws {
             do {

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
     import Glibc
 #endif
-import ArgumentParser
 import Logging
 import NIOPosix
+import SplashCommandLine
 import SplashCore
 import SplashProtocol
 import SplashSupport
@@ -15,41 +15,63 @@ import UnixSignals
 /// `splashd-web`: the reference renderer's bridge. Serves the splash page on a loopback address
 /// and relays splashd's states to it over a WebSocket (docs/renderer.md).
 @main
-struct SplashdWeb: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "splashd-web",
+enum SplashdWeb {
+    static let spec = CommandSpec(
+        name: "splashd-web",
         abstract: "Serve the splash page and relay splashd's states to it.",
         discussion: """
             Prints the page's URL (with its per-start token) as the first line on stdout and writes
             it to --url-file; open it in a kiosk browser. Commands are accepted only from that page.
             """,
-        version: splashdVersion,
-        subcommands: [Run.self, Check.self],
-        defaultSubcommand: Run.self
+        subcommands: [Run.spec, Check.spec],
+        defaultSubcommand: "run"
     )
+
+    static func main() async {
+        let parsed = CommandLineTool.parse(spec, version: splashdVersion)
+        do {
+            if parsed.subcommand == "check" { try Check(parsed).run() } else { try await Run(parsed).run() }
+        } catch let status as ExitCode {
+            exit(status.rawValue)
+        } catch let error as ValidationError {
+            CommandLineTool.usageError(spec, subcommand: parsed.subcommand, error.message)
+        } catch {
+            StandardStreams.printError("Error: \(error)")
+            exit(1)
+        }
+        exit(0)
+    }
 }
 
 extension SplashdWeb {
-    struct Run: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Serve the page until SIGTERM or SIGINT (the default).")
+    struct Run {
+        static let spec = CommandSpec(
+            name: "run", abstract: "Serve the page until SIGTERM or SIGINT (the default).",
+            options: [
+                OptionSpec("socket", help: "splashd's socket (default: $SPLASHD_SOCKET or /run/splashd/splashd.sock).", completion: .file),
+                OptionSpec("listen", help: "The loopback address and port to serve on (port 0: any free one).", defaultValue: defaultListen),
+                OptionSpec("theme", help: "The theme directory (default: /etc/splashd/theme, else the shipped default).", completion: .directory),
+                OptionSpec("web-root", help: "The page's files (default: the installed ones).", completion: .directory),
+                OptionSpec("url-file", help: "Also write the page's URL to this file.", completion: .file),
+                OptionSpec("firmware-logo", help: "", defaultValue: FirmwareLogo.directory, isHidden: true),
+            ])
+        static let defaultListen = "127.0.0.1:8177"
 
-        @Option(help: "splashd's socket (default: $SPLASHD_SOCKET or /run/splashd/splashd.sock).")
         var socket: String?
-
-        @Option(help: "The loopback address and port to serve on (port 0: any free one).")
-        var listen: String = "127.0.0.1:8177"
-
-        @Option(help: "The theme directory (default: /etc/splashd/theme, else the shipped default).")
+        var listen: String
         var theme: String?
-
-        @Option(name: .customLong("web-root"), help: "The page's files (default: the installed ones).")
         var webRoot: String?
-
-        @Option(name: .customLong("url-file"), help: "Also write the page's URL to this file.")
         var urlFile: String?
+        var firmwareLogo: String
 
-        @Option(help: .hidden)
-        var firmwareLogo = FirmwareLogo.directory
+        init(_ parsed: ParsedCommand) {
+            socket = parsed.string("socket")
+            listen = parsed.string("listen") ?? Self.defaultListen
+            theme = parsed.string("theme")
+            webRoot = parsed.string("web-root")
+            urlFile = parsed.string("url-file")
+            firmwareLogo = parsed.string("firmware-logo") ?? FirmwareLogo.directory
+        }
 
         func run() async throws {
             let environment = ProcessEnvironment.current()
@@ -117,12 +139,16 @@ extension SplashdWeb {
         }
     }
 
-    struct Check: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Validate a theme directory: exit 0, or 78 with every problem (file:line).")
+    struct Check {
+        static let spec = CommandSpec(
+            name: "check", abstract: "Validate a theme directory: exit 0, or 78 with every problem (file:line).",
+            options: [OptionSpec("theme", help: "The theme directory.", isRequired: true, completion: .directory)])
 
-        @Option(help: "The theme directory.")
         var theme: String
+
+        init(_ parsed: ParsedCommand) {
+            theme = parsed.string("theme") ?? ""
+        }
 
         func run() throws {
             let status = ThemeCheck.run(directory: theme) { "theme \"\($0.theme.name)\" is valid (\($0.files.count) files)" }

@@ -204,8 +204,8 @@ import TestSupport
         }
     }
 
-    /// swift-argument-parser writes them from the binaries: splashd's too, past its own reader of
-    /// the run command line.
+    /// The binaries write them: swift-argument-parser (splashd's too, past its own reader of the run
+    /// command line), and the renderers' `CommandSpec`.
     func completionsComeFromTheBinaries(_ root: String) throws {
         for tool in ["splashd", "splashctl", "splashd-web", "splashd-otel", "splashd-kms"] {
             let word = ["splashd": "state-dir", "splashctl": "critical-chain", "splashd-web": "url-file", "splashd-otel": "device-id-file",
