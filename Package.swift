@@ -268,7 +268,7 @@ let package = Package(
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // The display through DRM/KMS: outputs, double buffers, page flips, touch and keys, hot-plug;
         // the first-frame cache's files (its machine and formats are SplashScene's).
-        .target(name: "SplashKMS", dependencies: ["CDrm", "CLibinput", "CUdev", "SplashDraw", "SplashScene"], swiftSettings: strict),
+        .target(name: "SplashKMS", dependencies: ["CDrm", "CLibinput", "CUdev", "CLinuxShims", "SplashDraw", "SplashScene"], swiftSettings: strict),
         // The native renderer (design §13).
         .executableTarget(
             name: "splashd-kms",
@@ -315,7 +315,7 @@ let package = Package(
         // The native renderer's adapters that need no display: the lock, the device wait, the
         // drawing turned, reading a screen back.
         .testTarget(
-            name: "SplashKMSTests", dependencies: ["SplashKMS", "SplashDraw", "SplashScene", "SplashCore", "SplashProtocol", "SplashTheme", "TestSupport"],
+            name: "SplashKMSTests", dependencies: ["SplashKMS", "SplashDraw", "SplashScene", "SplashCore", "SplashProtocol", "SplashTheme", "TestSupport", "CLinuxShims"],
             swiftSettings: strict
         ),
         .testTarget(

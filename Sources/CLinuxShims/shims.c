@@ -6,9 +6,12 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "CLinuxShims.h"
@@ -71,6 +74,47 @@ int splashd_signalfd_termination(void) {
 
 int splashd_pidfd_open(int pid) {
     return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int splashd_uevent_socket(int buffer) {
+    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
+    if (fd < 0) return -1;
+    // A burst (every device of a driver at once) fits; past the system's maximum it is what it is.
+    (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer, sizeof buffer);
+    struct sockaddr_nl address = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+    if (bind(fd, (struct sockaddr *)&address, sizeof address) < 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+long splashd_uevent_receive(int fd, void *buffer, size_t size) {
+    struct sockaddr_nl sender;
+    struct iovec part = { .iov_base = buffer, .iov_len = size };
+    struct msghdr message = { .msg_name = &sender, .msg_namelen = sizeof sender, .msg_iov = &part, .msg_iovlen = 1 };
+    ssize_t length = recvmsg(fd, &message, 0);
+    if (length < 0) return -1;
+    if (message.msg_namelen != sizeof sender || sender.nl_pid != 0) return 0;
+    return (long)(length > (ssize_t)size ? (ssize_t)size : length);
+}
+
+int splashd_epoll_either(int first, int second) {
+    int fd = epoll_create1(EPOLL_CLOEXEC);
+    if (fd < 0) return -1;
+    int watched[2] = { first, second };
+    for (int i = 0; i < 2; i++) {
+        struct epoll_event event = { .events = EPOLLIN, .data.fd = watched[i] };
+        if (epoll_ctl(fd, EPOLL_CTL_ADD, watched[i], &event) < 0) {
+            int saved = errno;
+            close(fd);
+            errno = saved;
+            return -1;
+        }
+    }
+    return fd;
 }
 
 static char new_root[4096];

@@ -1,12 +1,19 @@
+import CLinuxShims
 import CUdev
 import Glibc
 
 /// The drm subsystem's events (a connector plugged in or out: the kernel's HOTPLUG=1 change
 /// event, passed on by udev) and the input devices udev has made ready (plugged in, or found
-/// late in boot), through libudev's monitor. Read when its descriptor is readable.
+/// late in boot), through libudev's monitor; and a drm device's removal straight from the kernel
+/// (`KernelUevent`), so that it is heard with no udevd running (the renderer started in the
+/// initramfs before udev). Both sockets behind one descriptor (epoll), read when it is readable.
 public final class HotplugMonitor {
     private let udev: OpaquePointer
     private let monitor: OpaquePointer
+    /// The kernel's uevent socket, -1 where it cannot be had (then udev's remove events count).
+    private let kernel: Int32
+    /// An epoll descriptor over both, or -1 (then only udev's monitor is watched).
+    private let poller: Int32
 
     /// nil when udev's monitor cannot be made (no netlink, a container without udev).
     public init?() {
@@ -25,14 +32,28 @@ public final class HotplugMonitor {
         }
         self.udev = udev
         self.monitor = monitor
+        var kernel = splashd_uevent_socket(1 << 20)
+        let poller = kernel >= 0 ? splashd_epoll_either(udev_monitor_get_fd(monitor), kernel) : -1
+        if poller < 0, kernel >= 0 {
+            close(kernel)
+            kernel = -1
+        }
+        self.kernel = kernel
+        self.poller = poller
     }
 
     deinit {
+        if poller >= 0 { close(poller) }
+        if kernel >= 0 { close(kernel) }
         udev_monitor_unref(monitor)
         udev_unref(udev)
     }
 
-    public var descriptor: Int32 { udev_monitor_get_fd(monitor) }
+    /// Readable when either socket has events.
+    public var descriptor: Int32 { poller >= 0 ? poller : udev_monitor_get_fd(monitor) }
+
+    /// Whether a drm device's removal is heard from the kernel itself (else only from udevd).
+    public var hearsTheKernel: Bool { kernel >= 0 }
 
     /// What the events that arrived say.
     public struct Events: Sendable, Equatable {
@@ -53,7 +74,9 @@ public final class HotplugMonitor {
             let subsystem = udev_device_get_subsystem(device).map { String(cString: $0) }
             if subsystem == "drm" {
                 events.outputsChanged = true
-                if udev_device_get_action(device).map({ String(cString: $0) }) == "remove",
+                // With the kernel's socket its message said it first (and a late one of udevd's
+                // must not be taken for a new device's at the same node).
+                if kernel < 0, udev_device_get_action(device).map({ String(cString: $0) }) == "remove",
                     let node = udev_device_get_devnode(device).map({ String(cString: $0) }) {
                     events.drmRemoved.append(node)
                 }
@@ -61,6 +84,20 @@ public final class HotplugMonitor {
                 let node = udev_device_get_devnode(device).map({ String(cString: $0) }), node.hasPrefix("/dev/input/event") {
                 events.inputAdded.append(node)
             }
+        }
+        var buffer = [UInt8](repeating: 0, count: KernelUevent.maximumSize)
+        while kernel >= 0 {
+            let length = buffer.withUnsafeMutableBytes { splashd_uevent_receive(kernel, $0.baseAddress, $0.count) }
+            if length < 0 {
+                // EAGAIN: all read. ENOBUFS: some were lost to a burst; whatever outputs there are now
+                // are looked at again.
+                if errno == ENOBUFS { events.outputsChanged = true; continue }
+                if errno == EINTR { continue }
+                break
+            }
+            guard length > 0, let message = KernelUevent(buffer.prefix(length)) else { continue }
+            if message.isDRMChange { events.outputsChanged = true }
+            if let node = message.removedDRMNode { events.drmRemoved.append(node) }
         }
         return events
     }

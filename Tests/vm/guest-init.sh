@@ -53,8 +53,11 @@ exec chroot $root /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/run S
   # libinput takes only devices udev has initialised.
   mkdir -p /run/t
   modprobe -a virtio_input evdev 2>/dev/null
+  # splashd.udev=no: no udevd, as in an initramfs before udev runs (the renderer hears the kernel).
+  if grep -q splashd.udev=no /proc/cmdline; then echo "vm: no udevd"; else
   /lib/systemd/systemd-udevd --daemon 2>/dev/null && udevadm trigger --action=add --subsystem-match=input 2>/dev/null &&
     udevadm settle --timeout=240 2>/dev/null && echo "vm: udev settled" || echo "vm: udev did not settle"
+  fi
   sh /run/control-loop.sh
   poweroff -f
 '

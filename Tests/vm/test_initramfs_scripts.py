@@ -157,11 +157,43 @@ def test_a_renderer_moved_before_run_and_proc_still_finds_splashds_socket():
         assert result.returncode == 0 and "PASSED" in result.stdout, result.stdout + result.stderr
 
 
-# init-top runs after udev's script: the renderer lets simpledrm's device go, when the real GPU's
-# driver takes over, on udev's remove event, which only a running udevd sends. Started before udev
-# (c8e1486, reverted) the splash came 1 s sooner in the VM, and a machine with simpledrm would have
-# lost its splash at the driver's takeover (docs/power-on.md, "The renderer before udev").
-def test_init_top_runs_after_udevs_script_in_the_initramfs():
+# What the black at power-on was made of, in part (docs/power-on.md): init-top loaded the GPU's
+# driver, then started the renderer, and the screen stayed black through the renderer's start.
+# The renderer starts first now, and init-top runs before udev's script (it hears its device's
+# removal from the kernel, KernelUevent, with no udevd: test_kms.py). The stand-in modprobe
+# says which renderer init-top had started when it ran (initramfs.started: the PID init-top writes
+# as it starts one), so the order is read from the script's own steps, not from when a process in
+# the background was scheduled.
+RENDERER_STARTED = """#!/bin/sh
+echo "renderer" >> {events}
+"""
+MODPROBE = """#!/bin/sh
+echo "modprobe $*, renderer started: $(cat {run}/initramfs.started 2>/dev/null || echo none)" >> {events}
+"""
+
+
+def test_init_top_starts_the_renderer_before_it_loads_the_gpus_driver():
+    with tempfile.TemporaryDirectory(prefix="splashd-initramfs-scripts.") as tmp:
+        run, events, bin_dir = os.path.join(tmp, "run"), os.path.join(tmp, "events"), os.path.join(tmp, "bin")
+        os.mkdir(bin_dir)
+        renderer = os.path.join(tmp, "splashd-kms")
+        for path, text in ((renderer, RENDERER_STARTED), (os.path.join(bin_dir, "modprobe"), MODPROBE)):
+            with open(path, "w") as f:
+                f.write(text.format(events=events, run=run))
+            os.chmod(path, 0o755)
+        conf = os.path.join(tmp, "initramfs.conf")
+        with open(conf, "w") as f:
+            f.write("DRM_MODULES='virtio-gpu'\nOPTIONS=''\n")
+        top = script(tmp, "init-top", run, renderer, conf)
+        env = {"PATH": bin_dir + ":" + os.environ.get("PATH", "/usr/bin:/bin"), "rootmnt": os.path.join(tmp, "root")}
+        subprocess.run(["sh", top], env=env, check=True, timeout=30)
+        started = open(os.path.join(run, "initramfs.started")).read().strip()
+        loads = [line for line in open(events).read().splitlines() if line.startswith("modprobe")]
+        assert loads == [f"modprobe -q virtio-gpu, renderer started: {started}"], \
+            f"init-top loaded the driver before it started the renderer (PID {started}): {loads}"
+
+
+def test_init_top_runs_before_udevs_script_in_the_initramfs():
     """The order mkinitramfs writes (Debian's hook-functions, `cache_run_scripts`) for init-top's
     scripts as Debian's initramfs-tools ships them and ours."""
     shipped = "/usr/share/initramfs-tools/scripts/init-top"
@@ -184,4 +216,4 @@ def test_init_top_runs_after_udevs_script_in_the_initramfs():
         order = [line.split()[0].rsplit("/", 1)[1] for line in open(os.path.join(dest, "scripts", "init-top", "ORDER"))
                  if line.startswith("/scripts/")]
         assert "udev" in order and "splashd-kms" in order, order
-        assert order.index("udev") < order.index("splashd-kms"), f"init-top's order: {order}"
+        assert order.index("splashd-kms") < order.index("udev"), f"init-top's order: {order}"

@@ -143,12 +143,16 @@ def test_a_late_gpu_is_waited_for_and_then_drawn_on():
 
 
 
-def test_a_gpu_device_that_goes_away_and_comes_back_is_drawn_on_again():
+@pytest.mark.parametrize("udev", ["udevd", "no udevd"])
+def test_a_gpu_device_that_goes_away_and_comes_back_is_drawn_on_again(udev):
     """The renderer's device goes away under it (virtio-gpu unbound from its device: as when a
     firmware framebuffer, simpledrm, is replaced by the real GPU's driver early in boot) and
     comes back (bound again): the renderer lets the old one go, waits for the node, and draws the
-    splash on the new one's outputs."""
-    with vm.VM() as machine:
+    splash on the new one's outputs. With no udevd too, as in the initramfs, where the renderer
+    starts before udev: it hears the removal from the kernel (KernelUevent)."""
+    with vm.VM(append="splashd.udev=no" if udev == "no udevd" else "") as machine:
+        if udev == "no udevd":
+            assert machine.run("! pgrep -x systemd-udevd >/dev/null") == 0, "udevd runs"
         start(machine, {"slow_after": "10m", "timeout": "10m"})
         for head in (0, 1):
             wait_screen(machine, head, logo_and_text_drawn, "the reference splash")

@@ -44,4 +44,18 @@ int splashd_pidfd_open(int pid);
 /// errno set (the signal's handler could not be set, or a string is too long).
 int splashd_arm_new_root(const char *root, const char *ack);
 
+/// A socket on the kernel's uevent netlink group (NETLINK_KOBJECT_UEVENT, group 1: what the
+/// kernel says of devices, with or without udevd), close-on-exec and non-blocking, with a
+/// receive buffer of `buffer` bytes where the system allows. A descriptor, or -1 with errno set.
+int splashd_uevent_socket(int buffer);
+
+/// Receives one message from such a socket into `buffer`: its length (cut to `size`); 0 for a
+/// message another process sent (its sender's port id is not 0: only the kernel speaks for the
+/// kernel), which is dropped; -1 with errno set (EAGAIN: none waiting).
+long splashd_uevent_receive(int fd, void *buffer, size_t size);
+
+/// An epoll descriptor (close-on-exec) that polls readable when `first` or `second` is readable,
+/// so a poll(2) loop watches both as one. A descriptor, or -1 with errno set.
+int splashd_epoll_either(int first, int second);
+
 #endif
