@@ -18,6 +18,18 @@ public enum CommandLineTool {
         }
     }
 
+    /// Ends the process once the command has run: 0 when it threw nothing; an `ExitCode`'s status;
+    /// a `ValidationError` as a usage error (64); anything else said on stderr, 1 (as
+    /// swift-argument-parser ends a command).
+    public static func exit(_ spec: CommandSpec, _ parsed: ParsedCommand, after error: (any Error)?) -> Never {
+        switch error {
+        case nil: finish("", status: 0)
+        case let status as ExitCode: finish("", status: status.rawValue)
+        case let refused as ValidationError: usageError(spec, subcommand: parsed.subcommand, refused.message)
+        case let error?: finish("Error: \(error)\n", status: 1, to: 2)
+        }
+    }
+
     /// A command line the parser took but the command refuses (`--rotate 7`): the message and
     /// the usage on stderr, exit 64.
     public static func usageError(_ spec: CommandSpec, subcommand: String?, _ message: String) -> Never {
@@ -35,7 +47,7 @@ public enum CommandLineTool {
             guard wrote > 0 else { break }
             bytes = bytes.dropFirst(wrote)
         }
-        exit(status)
+        Glibc.exit(status)
     }
 }
 

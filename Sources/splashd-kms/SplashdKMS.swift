@@ -25,6 +25,7 @@ enum SplashdKMSCommand {
 
     static func main() {
         let parsed = CommandLineTool.parse(spec, version: splashdVersion)
+        var failure: (any Error)?
         do {
             switch parsed.subcommand {
             case "check": try Check(parsed).run()
@@ -34,15 +35,10 @@ enum SplashdKMSCommand {
             case "screenshot": try Screenshot(parsed).run()
             default: try Run(parsed).run()
             }
-        } catch let status as ExitCode {
-            exit(status.rawValue)
-        } catch let error as ValidationError {
-            CommandLineTool.usageError(spec, subcommand: parsed.subcommand, error.message)
         } catch {
-            StandardStreams.printError("Error: \(error)")
-            exit(1)
+            failure = error
         }
-        exit(0)
+        CommandLineTool.exit(spec, parsed, after: failure)
     }
 
     /// `splashd-kms check --theme DIR`.

@@ -29,17 +29,13 @@ enum SplashdWeb {
 
     static func main() async {
         let parsed = CommandLineTool.parse(spec, version: splashdVersion)
+        var failure: (any Error)?
         do {
             if parsed.subcommand == "check" { try Check(parsed).run() } else { try await Run(parsed).run() }
-        } catch let status as ExitCode {
-            exit(status.rawValue)
-        } catch let error as ValidationError {
-            CommandLineTool.usageError(spec, subcommand: parsed.subcommand, error.message)
         } catch {
-            StandardStreams.printError("Error: \(error)")
-            exit(1)
+            failure = error
         }
-        exit(0)
+        CommandLineTool.exit(spec, parsed, after: failure)
     }
 }
 
