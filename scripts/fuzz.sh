@@ -66,6 +66,13 @@ for target in "${targets[@]}"; do
 done
 # One executable for every Swift target, called by the target's name (links in $work/bin).
 if [ "$swift_targets" -eq 1 ]; then
+  # SwiftPM reuses its cached build description (description.json) when this package's own files
+  # keep their structure, without looking at the main package's, a path dependency here: with a
+  # scratch that persists (README's test command's), a source file added to one of its modules
+  # was left out ("cannot find 'KernelUevent' in scope"), and one removed was still asked for
+  # ("missing inputs"). Without the description SwiftPM plans again (seconds); what it compiled
+  # stays, and only what changed is compiled.
+  rm -f "$scratch"/*/"$configuration"/description.json
   if ! swift build -c "$configuration" "${sanitizers[@]}" --scratch-path "$scratch" --product fuzz >"$work/build.log" 2>&1; then
     grep -v 'ld.gold: warning' "$work/build.log" | tail -30 >&2
     echo "fuzz: building the fuzz targets failed" >&2
