@@ -85,8 +85,9 @@ let package = Package(
         ),
         // The Linux calls Swift's Glibc module does not declare (or declares unusably): memfd_create
         // and its seals, madvise(MADV_PAGEOUT), malloc_trim, renameat2(RENAME_NOREPLACE), the child
-        // subreaper, a signalfd for SIGTERM/SIGINT, pidfd_open, and the move into the real root that
-        // the renderer started in the initramfs makes at switch_root.
+        // subreaper, a signalfd for SIGTERM/SIGINT, pidfd_open, the move into the real root that
+        // the renderer started in the initramfs makes at switch_root, and the kernel's uevent
+        // socket (epoll, which Glibc's module lacks, to watch it beside udev's).
         .target(name: "CLinuxShims"),
         // What a process of splashd's writes to systemd: its log (a swift-log handler for the
         // journal's native protocol, or stderr) and sd_notify, spoken directly: libsystemd cost
