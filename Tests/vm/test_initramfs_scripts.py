@@ -106,10 +106,12 @@ def test_a_ready_renderer_is_asked_at_once():
 # The real renderer moved early: init-bottom's SIGUSR1 can come before the renderer first looks for
 # splashd's socket, and it always comes before initramfs-tools moves /proc and /run into the real
 # root. The watch for the socket, made in between, must see /run arrive over the real root's bare
-# directory, and the socket in it.
+# directory, and the socket in it. splashd starts only once /run is in the real root, as in a boot
+# (it runs from the real root): started before, in the initramfs's /run, a renderer that got to
+# its socket before the signal connected there (a run of the test command, beside its builds).
 EARLY_MOVE = r"""
 set -u
-fail() {{ echo "FAIL: $1"; echo "-- the renderer's log:"; cat "$W/kms.log"; kill "$kms" "$daemon" 2>/dev/null; exit 1; }}
+fail() {{ echo "FAIL: $1"; echo "-- the renderer's log:"; cat "$W/kms.log"; kill "$kms" ${{daemon:-}} 2>/dev/null; exit 1; }}
 # Bounded, and each ends the moment its condition holds.
 until_() {{ n=0; while ! eval "$1"; do n=$((n + 1)); [ "$n" -lt 2400 ] || fail "$2"; sleep 0.05; done; }}
 W={work}
@@ -117,9 +119,6 @@ R=$W/root
 mkdir -p "$R" && mount --bind / "$R" || exit 2            # the real root: /proc and /run bare directories
 mount -t tmpfs tmpfs /run && mkdir -p /run/splashd-kms /run/t || exit 2   # the initramfs's /run
 export SWIFT_BACKTRACE=enable=no
-{bin}/splashd --config {config} --socket /run/t/s.sock --state-dir /run/t/state --log-format text >"$W/splashd.log" 2>&1 &
-daemon=$!
-until_ '[ -S /run/t/s.sock ]' "splashd listening"
 # (Its display lock where the real root has it too: no GPU here, so nothing waits for the lock.)
 {bin}/splashd-kms --new-root "$R" --device /run/t/card0 --socket /run/t/s.sock --theme {theme} \
     --display-lock "$W/display.lock" >"$W/kms.log" 2>&1 &
@@ -128,9 +127,11 @@ kms=$!
 while [ ! -s /run/splashd-kms/initramfs.pid ]; do kill -0 "$kms" 2>/dev/null || fail "the renderer ended"; done
 kill -USR1 "$kms"
 until_ '[ "$(cat /run/splashd-kms/new-root 2>/dev/null)" = ok ]' "the renderer in the real root"
-until_ 'grep -q "waiting for /run/t/s.sock to appear" "$W/kms.log"' "the renderer watching for the socket, in the real root"
-# initramfs-tools moves /run and /proc into the real root: splashd's socket is there.
+until_ 'grep -q "waiting for /run/t/s.sock to appear" "$W/kms.log"' "the renderer watching for the socket"
+# initramfs-tools moves /run and /proc into the real root; then splashd starts there.
 mount --move /run "$R/run" && mount -t proc proc "$R/proc" || fail "the moves"
+{bin}/splashd --config {config} --socket "$R/run/t/s.sock" --state-dir "$R/run/t/state" --log-format text >"$W/splashd.log" 2>&1 &
+daemon=$!
 until_ 'grep -q "connected to /run/t/s.sock" "$W/kms.log"' "the renderer connected, in the real root"
 kill "$kms" "$daemon"; wait
 echo PASSED
