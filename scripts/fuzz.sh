@@ -12,7 +12,7 @@
 # --debug       build without optimization: a third less processor time to build, and each input
 #               runs slower (README's test command's brief run, where the build is most of it)
 # TARGET        request toml config manifest plugin-output session counter history config-cache deep-link
-#               web-http web-frames otel-cursor otel-records theme first-frame psplash-fifo first-frame-index
+#               web-http web-frames otel-cursor otel-records theme first-frame psplash-fifo uevent first-frame-index
 #               (default: all; first-frame-index is splashd-kms-first-frame's index reader, C, built
 #               with clang's -fsanitize=fuzzer,address,undefined from helpers/)
 #
@@ -43,7 +43,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-all=(request toml config manifest plugin-output session counter history config-cache deep-link web-http web-frames otel-cursor otel-records theme first-frame psplash-fifo first-frame-index)
+all=(request toml config manifest plugin-output session counter history config-cache deep-link web-http web-frames otel-cursor otel-records theme first-frame psplash-fifo uevent first-frame-index)
 [ "${#targets[@]}" -gt 0 ] || targets=("${all[@]}")
 
 sanitizers=(--sanitize fuzzer) scratch=${FUZZ_SCRATCH:-.build} work=.build

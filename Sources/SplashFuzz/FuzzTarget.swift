@@ -47,6 +47,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// psplash's FIFO: what its writers send (`PsplashReader`, `PsplashCommand`), into the update
     /// view (`ModeMachine`).
     case psplashFIFO = "psplash-fifo"
+    /// A message of the kernel's uevent netlink group, as `splashd-kms` reads it (`KernelUevent`).
+    case uevent
 
     /// Runs one input through the target.
     public func run(_ bytes: UnsafeRawBufferPointer) {
@@ -68,6 +70,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .theme: FuzzTheme.run(bytes)
         case .firstFrame: FuzzFirstFrame.run(bytes)
         case .psplashFIFO: FuzzPsplash.run(bytes)
+        case .uevent: FuzzKernelUevent.run(bytes)
         }
     }
 
