@@ -52,9 +52,6 @@ public final class HotplugMonitor {
     /// Readable when either socket has events.
     public var descriptor: Int32 { poller >= 0 ? poller : udev_monitor_get_fd(monitor) }
 
-    /// Whether a drm device's removal is heard from the kernel itself (else only from udevd).
-    public var hearsTheKernel: Bool { kernel >= 0 }
-
     /// What the events that arrived say.
     public struct Events: Sendable, Equatable {
         /// A drm device changed, came or went: its outputs may have.
