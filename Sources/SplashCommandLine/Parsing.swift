@@ -41,7 +41,9 @@ extension CommandSpec {
     /// Reads `arguments` (without the program's name). Never fails: a bad command line is a
     /// `.usageError` naming what is wrong.
     public func parse(_ arguments: [String]) -> CommandRequest {
-        if arguments.first == "--experimental-dump-help" { return arguments.count == 1 ? .dumpHelp : .usageError("Unexpected argument '\(arguments[1])'", subcommand: nil) }
+        if arguments.first == "--experimental-dump-help" {
+            return arguments.count == 1 ? .dumpHelp : .usageError("Unexpected argument '\(arguments[1])'", subcommand: nil)
+        }
         if arguments.first == "--generate-completion-script" {
             guard arguments.count == 2, CompletionScript.Shell(rawValue: arguments[1]) != nil else {
                 return .usageError("--generate-completion-script takes bash, zsh or fish", subcommand: nil)

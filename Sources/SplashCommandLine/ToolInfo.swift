@@ -113,33 +113,29 @@ extension CommandSpec {
             json.string(kind)
             if !names.isEmpty {
                 json.key("names")
-                json.array { json in
-                    for name in names {
-                        json.object { json in
-                            json.key("kind")
-                            json.string(name.kind)
-                            json.key("name")
-                            json.string(name.name)
-                        }
-                    }
-                }
+                json.array { json in for name in names { nameInfo(&json, name) } }
             }
             json.key("parsingStrategy")
             json.string("default")
             // The long name where there is one.
             if let preferred = names.first(where: { $0.kind == "long" }) {
                 json.key("preferredName")
-                json.object { json in
-                    json.key("kind")
-                    json.string(preferred.kind)
-                    json.key("name")
-                    json.string(preferred.name)
-                }
+                nameInfo(&json, preferred)
             }
             json.key("shouldDisplay")
             json.bool(shown)
             json.key("valueName")
             json.string(valueName)
+        }
+    }
+
+    /// One of an argument's names: `{"kind": "long", "name": "theme"}`.
+    private static func nameInfo(_ json: inout JSONWriter, _ name: (kind: String, name: String)) {
+        json.object { json in
+            json.key("kind")
+            json.string(name.kind)
+            json.key("name")
+            json.string(name.name)
         }
     }
 }
