@@ -79,11 +79,13 @@ PLUGINS = {
 }
 
 
-def add_plugin(machine, name):
+def add_plugin(machine, name, directory="/run/t/plugins"):
+    """The plugin `name` (PLUGINS) as a script and its manifest in `directory`, which must allow
+    running programs (not a `noexec` mount: initramfs-tools mounts /run so)."""
     script = PLUGINS[name].replace("'", "'\\''")
-    assert machine.run(f"mkdir -p /run/t/plugins && printf '#!/bin/sh\\n%s\\n' '{script}' > /run/t/plugins/{name}.sh"
-                       f" && chmod +x /run/t/plugins/{name}.sh"
-                       f" && printf 'exec = \"/run/t/plugins/{name}.sh\"\\ntimeout = \"10m\"\\n' > /run/t/plugins/{name}.toml") == 0
+    assert machine.run(f"mkdir -p {directory} && printf '#!/bin/sh\\n%s\\n' '{script}' > {directory}/{name}.sh"
+                       f" && chmod +x {directory}/{name}.sh"
+                       f" && printf 'exec = \"{directory}/{name}.sh\"\\ntimeout = \"10m\"\\n' > {directory}/{name}.toml") == 0
 
 
 def start(machine, splash, kms_args="", step="hold", *, bin_dir, theme):
