@@ -269,7 +269,7 @@ let package = Package(
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // The display through DRM/KMS: outputs, double buffers, page flips, touch and keys, hot-plug;
         // the first-frame cache's files (its machine and formats are SplashScene's).
-        .target(name: "SplashKMS", dependencies: ["CDrm", "CLibinput", "CUdev", "CLinuxShims", "SplashDraw", "SplashScene"], swiftSettings: strict),
+        .target(name: "SplashKMS", dependencies: ["CDrm", "CLibinput", "CUdev", "CLinuxShims", "SplashDraw", "SplashScene", "SplashSupport"], swiftSettings: strict),
         // The native renderer (design §13).
         .executableTarget(
             name: "splashd-kms",

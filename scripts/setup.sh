@@ -52,6 +52,7 @@ tests() {
   command -v groff >/dev/null || need+=(groff-base)       # ... and render the man pages
   command -v zsh >/dev/null || need+=(zsh)                  # the renderers' completion scripts, run in zsh ...
   command -v fish >/dev/null || need+=(fish)                # ... and fish
+  command -v strace >/dev/null || need+=(strace)            # what the initramfs's renderer asks the kernel
   command -v openssl >/dev/null || need+=(openssl)        # HTTPS servers' certificates, signed updates
   command -v dbus-daemon >/dev/null || need+=(dbus-daemon)  # the app-life tests' private bus ...
   /usr/bin/python3 -c "import dbus, gi" 2>/dev/null || need+=(python3-dbus python3-gi)  # ... and their fake systemd

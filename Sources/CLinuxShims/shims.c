@@ -44,6 +44,18 @@ int splashd_rename_noreplace(const char *from, const char *to) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
 }
 
+int splashd_random_nowait(void *buffer, size_t length) {
+    // GRND_INSECURE and GRND_NONBLOCK by value: glibc's header names the first only since 2.33.
+    static const unsigned int tries[] = {0x0004, 0x0001};
+    for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+        ssize_t n = syscall(SYS_getrandom, buffer, length, tries[i]);
+        if (n == (ssize_t)length) return 0;
+        if (n >= 0) { errno = EIO; return -1; }
+        if (errno != EINVAL) return -1;
+    }
+    return -1;
+}
+
 int splashd_set_child_subreaper(int on) {
     return prctl(PR_SET_CHILD_SUBREAPER, (unsigned long)(on ? 1 : 0), 0UL, 0UL, 0UL);
 }

@@ -58,3 +58,48 @@ enum FontFile {
         return family
     }
 }
+
+/// fontconfig set up from font directories alone, with no configuration file (`splashd-kms
+/// --font-dir`, the initramfs's renderer): no XML parsed, so no expat, whose hash salt is a
+/// blocking `getrandom` that early in boot waits for the kernel's random numbers (a second on the
+/// emulated power-on machine); no rules (aliases, hinting), as the initramfs's own `fonts.conf`
+/// had none; and no cache (each file is read, as fontconfig would on a cache's miss: the few
+/// fonts the hook copies). Must run before anything asks fontconfig (pango's font map does).
+public enum FontDirectories {
+    /// Makes a configuration of the fonts in `directories` (their regular files, not their
+    /// subdirectories) fontconfig's current one; the number of font files it took. A directory
+    /// it cannot read is told to `warn` and left out; a file that is not a font is passed over.
+    @discardableResult
+    public static func useOnly(_ directories: [String], warn: (String) -> Void) -> Int {
+        guard let config = FcConfigCreate() else {
+            warn("fontconfig cannot make a configuration: the system's is used")
+            return 0
+        }
+        defer { FcConfigDestroy(config) }
+        var files = 0
+        for directory in directories {
+            guard let stream = opendir(directory) else {
+                warn("cannot read the fonts in \(directory) (\(String(cString: strerror(errno)))): left out")
+                continue
+            }
+            var names: [String] = []
+            while let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if !name.hasPrefix(".") { names.append(name) }
+            }
+            closedir(stream)
+            for name in names.sorted() {
+                let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+                var info = stat()
+                guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+                if FcConfigAppFontAddFile(config, path) == FcTrue { files += 1 }
+            }
+        }
+        // (SetCurrent takes its own reference; the deferred destroy drops ours.)
+        guard FcConfigSetCurrent(config) == FcTrue else {
+            warn("fontconfig cannot take the configuration: the system's is used")
+            return 0
+        }
+        return files
+    }
+}

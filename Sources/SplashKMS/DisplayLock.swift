@@ -1,4 +1,5 @@
 import Glibc
+import SplashSupport
 
 /// The renderer's hold on the display, as a file lock others can wait for: the renderer takes it
 /// before it opens the device and lets it go when it gives DRM master up (or the kernel does,
@@ -18,8 +19,9 @@ public final class DisplayLock {
     public init(path: String) throws(KMSError) {
         var temporary = ""
         var fd: Int32 = -1
+        var random = NameRandom()
         for _ in 0..<16 {
-            temporary = "\(path).\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
+            temporary = "\(path).\(getpid())-\(String(random.next(), radix: 16))"
             fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
             if fd >= 0 || errno != EEXIST { break }
         }

@@ -8,7 +8,7 @@ import SystemPackage
 ///
 /// `write` writes a temporary file in the same directory, fsyncs it, renames it over the target
 /// and fsyncs the directory. The temporary is `.NAME.tmp-PID-RANDOM` (RANDOM: 16 hex digits from
-/// the system's random source), made new (`O_CREAT|O_EXCL|O_NOFOLLOW`): whoever else can write
+/// the kernel's random numbers, `NameRandom`: never waiting for them), made new (`O_CREAT|O_EXCL|O_NOFOLLOW`): whoever else can write
 /// the directory cannot plant the temporary ahead of the write, as a link or as a file of their
 /// own that the rename would put in place (issue 48, item 6). One left by a crash is removed at
 /// the next start (`removeStaleTemporaries(in:)`).
@@ -26,7 +26,7 @@ public enum AtomicFile {
 
     /// Replaces `path` with `bytes`, created with permission `mode` (e.g. 0o600 for secrets).
     public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(WriteError) {
-        var random = SystemRandomNumberGenerator()
+        var random = NameRandom()
         try write(bytes, to: path, mode: mode, names: &random)
     }
 

@@ -47,6 +47,11 @@ extension SplashdKMSCommand {
                     discussion: "A file answers only for the theme, palette and firmware logo it was drawn from; the renderer checks it against a fresh drawing once the splash stands still, and rewrites it when it differs. Beside the pictures it writes their index (first-frames), from which /usr/lib/splashd/splashd-kms-first-frame, the unit's ExecStart, shows them before this renderer has started, then becomes it (SPLASHD_KMS_FIRST_FRAMES hands the device over). docs/renderer-kms.md, \"From power-on\".",
                     completion: .directory),
                 OptionSpec(
+                    "font-dir", .repeating,
+                    help: "Draw with the fonts in this directory only, read by fontconfig with no configuration file (default: the system's fontconfig set-up); repeat it for several.",
+                    discussion: "The initramfs's renderer: the hook names the directories it copied the theme's fonts to. No XML is parsed, so the renderer never waits for the kernel's random numbers early in boot (expat seeds its hash table with them). docs/renderer-kms.md, \"From the initramfs\".",
+                    completion: .directory),
+                OptionSpec(
                     "new-root", help: "Started in the initramfs: the real root will be mounted at this directory (initramfs-tools' $rootmnt, /root).",
                     discussion: "The renderer marks itself to survive the switch (@ first on its command line), writes its PID to /run/splashd-kms/initramfs.pid, and moves into the real root on SIGUSR1 (the initramfs's init-bottom script sends it), answering in /run/splashd-kms/new-root. docs/renderer-kms.md, \"From the initramfs\".",
                     completion: .directory),
@@ -63,6 +68,7 @@ extension SplashdKMSCommand {
         var firmwareLogo: String
         var cacheDir: String?
         var newRoot: String?
+        var fontDirectories: [String]
 
         init(_ parsed: ParsedCommand) {
             socket = parsed.string("socket")
@@ -76,6 +82,7 @@ extension SplashdKMSCommand {
             firmwareLogo = parsed.string("firmware-logo") ?? FirmwareLogo.directory
             cacheDir = parsed.string("cache-dir")
             newRoot = parsed.string("new-root")
+            fontDirectories = parsed.strings("font-dir")
         }
 
         /// What the still view is drawn from, for the first-frame cache: the renderer's version, the
@@ -117,6 +124,11 @@ extension SplashdKMSCommand {
                     logger.error("\(error)")
                     throw ExitCode(73)
                 }
+            }
+            if !fontDirectories.isEmpty {
+                // Before anything asks fontconfig (the painter's preparation does, on its thread).
+                let faces = FontDirectories.useOnly(fontDirectories) { logger.warning("\($0)") }
+                logger.info("fonts: \(faces) from \(fontDirectories.joined(separator: ", ")), no fontconfig configuration read")
             }
             let painter: SplashPainter
             var frameCache: FrameCacheStore?

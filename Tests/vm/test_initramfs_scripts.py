@@ -218,3 +218,72 @@ def test_init_top_runs_before_udevs_script_in_the_initramfs():
                  if line.startswith("/scripts/")]
         assert "udev" in order and "splashd-kms" in order, order
         assert order.index("splashd-kms") < order.index("udev"), f"init-top's order: {order}"
+
+
+# Early in boot the kernel may have no random numbers yet, and a getrandom that may block waits for
+# them: on power-on's emulated machine the renderer's first frame waited a second (Swift's hashing
+# seed; and expat's hash salt, when fontconfig parsed its configuration file). The real renderer,
+# started by init-top as it starts it (its environment, its arguments, the hook's font
+# directories), under strace until it waits for its device with its fonts read and its logo's
+# child done: every getrandom it and the child make must be one that cannot block.
+NO_BLOCKING_RANDOM = r"""
+set -u
+W={work}
+mount -t tmpfs tmpfs /run && mkdir -p /run/splashd-kms || exit 2     # the initramfs's /run
+export SWIFT_BACKTRACE=enable=no rootmnt="$W/root"
+sh "$W/init-top" || exit 3
+n=0
+until grep -q 'waiting for /run/t/card0 to appear' /run/splashd-kms/initramfs.log 2>/dev/null \
+    && grep -q 'render-logo' "$W/trace" && grep -Eq '\.(otf|ttf)", O_RDONLY' "$W/trace" \
+    && [ "$(grep -c '+++ exited' "$W/trace")" -ge 1 ]; do
+    n=$((n + 1)); [ "$n" -lt 2400 ] || {{ echo "FAIL: never ready"; cat /run/splashd-kms/initramfs.log; exit 1; }}
+    sleep 0.05
+done
+cp /run/splashd-kms/initramfs.log "$W/kms.log"
+kill "$(cat /run/splashd-kms/initramfs.pid)"
+wait
+echo PASSED
+"""
+STRACED = """#!/bin/sh
+exec strace -f -o {work}/trace -e trace=getrandom,openat,execve {bin}/splashd-kms "$@" --device /run/t/card0 --socket /run/t/s.sock
+"""
+
+
+def test_the_renderer_init_top_starts_never_waits_for_the_kernels_random_numbers():
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("needs root and unshare (mount namespaces)")
+    assert shutil.which("strace"), "strace is not installed (scripts/setup.sh tests)"
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as work:
+        renderer = os.path.join(work, "splashd-kms")
+        with open(renderer, "w") as f:
+            f.write(STRACED.format(work=work, bin=processes.BIN))
+        os.chmod(renderer, 0o755)
+        conf = os.path.join(work, "initramfs.conf")
+        with open(conf, "w") as f:
+            f.write("DRM_MODULES=''\nOPTIONS=''\n")
+        # The hook's list: the directories of the fonts it copies (here the machine's own).
+        dirs = []
+        for pattern in ("Inter:regular", "sans-serif:regular"):
+            font = subprocess.run(["fc-match", "-f", "%{file}", pattern], capture_output=True, text=True).stdout
+            if font.startswith("/") and os.path.dirname(font) not in dirs:
+                dirs.append(os.path.dirname(font))
+        with open(os.path.join(work, "font-dirs"), "w") as f:
+            f.write("".join(d + "\n" for d in dirs))
+        text = open(os.path.join(ROOT, "initramfs/scripts/init-top/splashd-kms")).read()
+        text = (text.replace("/usr/bin/splashd-kms", renderer).replace("/etc/splashd/initramfs.conf", conf)
+                .replace("/usr/share/splashd/initramfs/font-dirs", os.path.join(work, "font-dirs"))
+                .replace("/usr/share/splashd/initramfs/theme", os.path.join(ROOT, "renderer/themes/reference")))
+        with open(os.path.join(work, "init-top"), "w") as f:
+            f.write(text)
+        result = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", NO_BLOCKING_RANDOM.format(work=work)],
+                                capture_output=True, text=True, timeout=900)
+        assert result.returncode == 0 and "PASSED" in result.stdout, result.stdout + result.stderr
+        trace = open(os.path.join(work, "trace")).read().splitlines()
+        calls = [line for line in trace if " getrandom(" in line]
+        assert calls, "strace saw no getrandom at all"
+        blocking = [line for line in calls if "GRND_NONBLOCK" not in line and "GRND_INSECURE" not in line]
+        assert not blocking, "getrandom calls that wait for the kernel's random numbers:\n" + "\n".join(blocking)
+        assert not [line for line in trace if "/etc/fonts" in line or "fonts.conf" in line], "fontconfig read a configuration file"
+        log = open(os.path.join(work, "kms.log")).read()
+        assert "fonts: " in log and "no fontconfig configuration read" in log, log
+        assert "Fontconfig" not in log, log

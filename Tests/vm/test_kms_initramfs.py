@@ -102,6 +102,9 @@ def test_the_splash_from_the_initramfs_carries_on_in_the_real_root():
             assert machine.run("touch /run/t/fail-1") == 0
             screen = wait_screen(machine, 0, lambda s: s.count(0, 0, s.width, s.height, RED, 20) > 200, "the error view in the real root")
             retry_button(screen)
-            if machine.run("grep -q 'Pango-WARNING' /run/splashd-kms/initramfs.log") == 0:
+            # Its fonts from the hook's directories, with no configuration file for fontconfig
+            # (none is in the initramfs: it would have said it could not load one).
+            assert machine.run("grep -q 'no fontconfig configuration read' /run/splashd-kms/initramfs.log") == 0, "--font-dir"
+            if machine.run("grep -q 'Pango-WARNING\\|Fontconfig' /run/splashd-kms/initramfs.log") == 0:
                 machine.run(f"cat /run/splashd-kms/initramfs.log > {machine.console_device}")
                 pytest.fail(f"pango could not load a face in the real root:\n{machine.console_text()[-3000:]}")

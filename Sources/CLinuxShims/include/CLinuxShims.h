@@ -20,6 +20,11 @@ int splashd_malloc_trim(void);
 /// instead of replacing an existing `to`. 0, or -1 with errno set.
 int splashd_rename_noreplace(const char *from, const char *to);
 
+/// Fills `buffer` with the kernel's random numbers without ever waiting for them:
+/// getrandom(GRND_INSECURE) (Linux 5.6), else getrandom(GRND_NONBLOCK), which fails (EAGAIN)
+/// while the kernel has none yet. 0 when all `length` bytes came, or -1 with errno set.
+int splashd_random_nowait(void *buffer, size_t length);
+
 /// prctl(PR_SET_CHILD_SUBREAPER, on) (Linux 3.4): orphaned descendants are reparented to this
 /// process instead of init, so it can find and reap them. 0, or -1 with errno set.
 int splashd_set_child_subreaper(int on);
