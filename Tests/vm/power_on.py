@@ -443,8 +443,12 @@ def boot(system, built, cache_out=None):
                                              "cat /etc/plymouth/plymouthd.conf; grep -iE 'drm|renderer|device|timeout|plugin|splash|text' "
                                              "/var/log/plymouth-debug.log 2>/dev/null | head -n 60")
         else:
+            # (POWER_ON_JOURNAL=full: every line of those units and the hand-off's, not only the
+            # splash's milestones.)
+            pick = ("cat" if os.environ.get("POWER_ON_JOURNAL") == "full"
+                    else "grep -E 'first frame|display|cache|stands still|launch|mode|splashd-kms-first' | head -n 30")
             result["journal"] = guest_output(machine, "journalctl -b -o short-monotonic --no-pager -u splashd-kms -u splashd -u vm-kiosk "
-                                             "| grep -E 'first frame|display|cache|stands still|launch|mode|splashd-kms-first' | head -n 30; "
+                                             f"-u splashd-kms-handoff -u splashd.socket | {pick}; "
                                              "echo '-- the initramfs renderer:'; cat /run/splashd-kms/initramfs.log /run/splashd-kms/new-root 2>&1 | head -n 40")
         if system != "plymouth" and any(s["app"] is None for s in result["summary"].values()):
             # No app within PATIENCE: where the renderer is (its watches: inotify's fdinfo names
@@ -466,7 +470,10 @@ def boot(system, built, cache_out=None):
             result["carried_over"] = machine.run(
                 "pid=$(cat /run/splashd-kms/initramfs.pid) && [ \"$(cat /run/splashd-kms/new-root)\" = ok ] "
                 "&& [ \"$(head -c 1 /proc/$pid/cmdline)\" = @ ] && [ \"$(readlink /proc/$pid/root)\" = / ]") == 0
-        result["kernel"] = guest_output(machine, "dmesg | grep -iE 'fb|drm|virtio_gpu|virtio-gpu|console|Run /init|switch' | head -n 40")
+        # (And when the kernel first had random numbers: a program that asks for them with
+        # getrandom's flags 0 before that waits, docs/power-on.md.)
+        result["kernel"] = guest_output(machine, "dmesg | grep -iE 'fb|drm|virtio_gpu|virtio-gpu|console|Run /init|switch|crng' | head -n 40; "
+                                        "systemd-analyze critical-chain --no-pager splashd.service vm-kiosk.service 2>/dev/null | tail -n 25")
         result["started_utc"] = machine.started_utc
         result["console"] = machine.console_text()[-4000:]
         return result
