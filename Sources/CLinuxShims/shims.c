@@ -56,29 +56,6 @@ int splashd_random_nowait(void *buffer, size_t length) {
     return -1;
 }
 
-static void *splashd_random_waiter(void *unused) {
-    (void)unused;
-    unsigned char byte;
-    while (syscall(SYS_getrandom, &byte, (size_t)1, 0u) < 0 && errno == EINTR) {
-    }
-    return NULL;
-}
-
-int splashd_random_gather_in_background(void) {
-    pthread_attr_t attributes;
-    int error = pthread_attr_init(&attributes);
-    if (error == 0) error = pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-    if (error == 0) error = pthread_attr_setstacksize(&attributes, 64 * 1024);
-    pthread_t thread;
-    if (error == 0) error = pthread_create(&thread, &attributes, splashd_random_waiter, NULL);
-    pthread_attr_destroy(&attributes);
-    if (error != 0) {
-        errno = error;
-        return -1;
-    }
-    return 0;
-}
-
 int splashd_set_child_subreaper(int on) {
     return prctl(PR_SET_CHILD_SUBREAPER, (unsigned long)(on ? 1 : 0), 0UL, 0UL, 0UL);
 }

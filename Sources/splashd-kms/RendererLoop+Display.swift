@@ -1,5 +1,4 @@
 import Logging
-import CLinuxShims
 import Glibc
 import SplashDraw
 import SplashKMS
@@ -156,14 +155,6 @@ extension RendererLoop {
         if let announcement, outputs.allSatisfy({ presented.contains($0.info.connector) }) {
             logger.info("\(announcement(outputs.map(\.description).joined(separator: ", ")))")
             self.announcement = nil
-            if !startFramesShown {
-                // The first frames are up: now the kernel may gather its random numbers (a
-                // second of the emulated power-on machine's processor), which splashd and the
-                // hand-off's `splashd-kms wait` would otherwise wait for at their start. Before
-                // the first frame nothing of the renderer's waits for them (NameRandom, a fixed
-                // hash seed, --font-dir); docs/renderer-kms.md, "Never waiting for random numbers".
-                _ = splashd_random_gather_in_background()
-            }
             startFramesShown = true
         }
     }

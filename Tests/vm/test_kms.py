@@ -4,7 +4,6 @@ outside with QMP's screendump and checked pixel by pixel against the reference t
 
 import os
 import shutil
-import subprocess
 import time
 
 import pytest
@@ -46,30 +45,6 @@ def test_every_output_shows_the_splash_laid_out_for_its_size():
                                lambda s: s.count(w // 2 - 30, h // 2 + 100, w // 2 + 30, h // 2 + 160, WHITE, 60) > 20,
                                "the indicator")
             assert dots.count(0, 0, w, h // 2 - 120, TEAL, 2) == w * (h // 2 - 120), "nothing else above the logo"
-
-
-def test_the_renderer_waits_for_no_random_numbers_before_its_first_frame_and_has_them_gathered_after():
-    """Early in boot the kernel may have no random numbers yet (this VM has no hardware source),
-    and a getrandom with flags 0 waits until it has gathered them: on power-on's filmstrip the
-    initramfs's renderer waited a second before its first frame (docs/power-on.md). Run as
-    init-top runs it (a fixed hash seed, its fonts by directory) under strace: no getrandom that
-    can wait before the first frame's ioctl, and one that waits after it, on a thread of its own,
-    so that the kernel gathers them for splashd and the hand-off's `splashd-kms wait`, which ask at
-    their start (it failed before: none came)."""
-    with vm.VM() as machine:
-        dirs = sorted({os.path.dirname(subprocess.run(["fc-match", "-f", "%{file}", p], capture_output=True, text=True).stdout)
-                       for p in ("Inter:regular", "sans-serif:regular")})
-        fonts = " ".join(f"--font-dir {d}" for d in dirs if d)
-        assert machine.run("mkdir -p /run/t") == 0
-        assert machine.run(f"SWIFT_DETERMINISTIC_HASHING=1 strace -f -o /run/t/trace -e trace=getrandom,ioctl {BIN}/splashd-kms "
-                           f"--socket /run/t/s.sock --theme {THEME} {fonts} >/run/t/kms.log 2>&1 &") == 0
-        until(machine, "grep -q 'first frame on' /run/t/kms.log", "the first frame")
-        # The first frame's ioctl: the page flip, the atomic commit or the mode set that put it on screen.
-        first = "$(grep -n -m 1 -E 'MODE_(PAGE_FLIP|ATOMIC|SETCRTC|SETPLANE)' /run/t/trace | cut -d: -f1)"
-        waits = "grep -n 'getrandom(' /run/t/trace | grep -v -e GRND_NONBLOCK -e GRND_INSECURE"
-        until(machine, f"[ -n \"$({waits})\" ]", "a getrandom that waits, after the first frame", show="cat /run/t/trace | grep -v ioctl")
-        assert machine.run(f"[ -n \"{first}\" ] && [ \"$({waits} | head -n 1 | cut -d: -f1)\" -gt \"{first}\" ]") == 0, \
-            "a getrandom that can wait came before the first frame"
 
 
 def test_the_error_view_and_a_quarter_turn():

@@ -25,12 +25,6 @@ int splashd_rename_noreplace(const char *from, const char *to);
 /// while the kernel has none yet. 0 when all `length` bytes came, or -1 with errno set.
 int splashd_random_nowait(void *buffer, size_t length);
 
-/// Asks the kernel for random numbers on a detached thread of its own, which waits until it has
-/// them (getrandom with flags 0): from Linux 5.18 a wait makes the kernel gather them (its
-/// jitter), so programs started later (splashd, `splashd-kms wait`, Swift programs that ask at
-/// their start) find them there. 0, or -1 with errno set.
-int splashd_random_gather_in_background(void);
-
 /// prctl(PR_SET_CHILD_SUBREAPER, on) (Linux 3.4): orphaned descendants are reparented to this
 /// process instead of init, so it can find and reap them. 0, or -1 with errno set.
 int splashd_set_child_subreaper(int on);
