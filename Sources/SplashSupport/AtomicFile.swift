@@ -8,10 +8,11 @@ import SystemPackage
 ///
 /// `write` writes a temporary file in the same directory, fsyncs it, renames it over the target
 /// and fsyncs the directory. The temporary is `.NAME.tmp-PID-RANDOM` (RANDOM: 16 hex digits from
-/// the kernel's random numbers, `NameRandom`: never waiting for them), made new (`O_CREAT|O_EXCL|O_NOFOLLOW`): whoever else can write
-/// the directory cannot plant the temporary ahead of the write, as a link or as a file of their
-/// own that the rename would put in place (issue 48, item 6). One left by a crash is removed at
-/// the next start (`removeStaleTemporaries(in:)`).
+/// the kernel's random numbers, `NameRandom`, which never waits for them), made new
+/// (`O_CREAT|O_EXCL|O_NOFOLLOW`): whoever else can write the directory cannot plant the temporary
+/// ahead of the write, as a link or as a file of their own that the rename would put in place
+/// (issue 48, item 6). One left by a crash is removed at the next start
+/// (`removeStaleTemporaries(in:)`).
 public enum AtomicFile {
     /// Why a write failed; the old file (if any) is untouched.
     public struct WriteError: Error, CustomStringConvertible, Sendable {

@@ -79,8 +79,8 @@ final class IsolatedLogo: LogoSource {
         let arguments = ["splashd-kms", "render-logo", "--type", type, "--side", String(side)]
         // One malloc arena: the child's address space is its budget. Swift's hashing with a fixed
         // seed: a random one is a blocking getrandom, which early in boot waits for the kernel's
-        // random numbers (the renderer's own start, SWIFT_DETERMINISTIC_HASHING in its unit and
-        // init-top: docs/renderer-kms.md, "From power-on"); the child's keys are its own.
+        // random numbers (as the renderer's own start did: docs/renderer-kms.md, "Never waiting
+        // for random numbers"); the child's keys are its own.
         let environment = ["MALLOC_ARENA_MAX=1", "SWIFT_BACKTRACE=enable=no", "LC_ALL=C.UTF-8", "SWIFT_DETERMINISTIC_HASHING=1"]
         let result = withCStrings(arguments) { argv in
             withCStrings(environment) { envp in posix_spawn(&child, "/proc/self/exe", &actions, &attributes, argv, envp) }
